@@ -1,0 +1,181 @@
+/**
+ * Atomic file writes: data goes to a temp file beside the target, is fsynced, then renamed over
+ * the target, and the directory is fsynced. A reader (or an agent) never sees a partial file; a
+ * crash leaves at most a stray `.<name>.<random>.tmp` that `cleanupStaleTempFiles` removes.
+ */
+import { open, rename, rm, mkdir, readdir, stat, type FileHandle } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname, basename, join } from 'node:path';
+import { ioError } from '../errors.js';
+
+const TEMP_SUFFIX = '.tmp';
+
+/** Name of the temp file used while writing `target`. */
+function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+}
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Some file systems refuse to fsync a directory; the rename is still atomic there.
+  } finally {
+    await handle?.close();
+  }
+}
+
+export interface AtomicWriteOptions {
+  /** File mode for the new file (default 0o644). */
+  mode?: number;
+  /** Create missing parent directories (default true). */
+  mkdirs?: boolean;
+}
+
+/** An open atomic write. Nothing is visible at the target path until `commit()` resolves. */
+export interface AtomicWriter {
+  readonly target: string;
+  readonly tempPath: string;
+  /** Bytes written so far. */
+  readonly bytesWritten: number;
+  write(chunk: string | Uint8Array): Promise<void>;
+  /** fsync, rename into place, fsync the directory. */
+  commit(): Promise<void>;
+  /** Remove the temp file; the target is untouched. Safe to call more than once. */
+  abort(): Promise<void>;
+}
+
+/** Opens an atomic writer for `target`. Writes are buffered into ~1 MiB blocks. */
+export async function createAtomicWriter(target: string, options: AtomicWriteOptions = {}): Promise<AtomicWriter> {
+  if (options.mkdirs !== false) await mkdir(dirname(target), { recursive: true });
+  const tempPath = tempPathFor(target);
+  let handle: FileHandle;
+  try {
+    handle = await open(tempPath, 'wx', options.mode ?? 0o644);
+  } catch (cause) {
+    throw ioError('create a temp file', tempPath, cause);
+  }
+  const BLOCK = 1 << 20;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let bytesWritten = 0;
+  let closed = false;
+
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    let offset = 0;
+    while (offset < data.length) {
+      const { bytesWritten: n } = await handle.write(data, offset, data.length - offset);
+      offset += n;
+    }
+  };
+
+  const writer: AtomicWriter = {
+    target,
+    tempPath,
+    get bytesWritten() {
+      return bytesWritten;
+    },
+    async write(chunk) {
+      if (closed) throw new Error(`atomic writer for ${target} is already closed`);
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      bytesWritten += buf.length;
+      if (buf.length >= BLOCK) {
+        await flush();
+        pending.push(buf);
+        pendingBytes += buf.length;
+        await flush();
+        return;
+      }
+      pending.push(buf);
+      pendingBytes += buf.length;
+      if (pendingBytes >= BLOCK) await flush();
+    },
+    async commit() {
+      if (closed) throw new Error(`atomic writer for ${target} is already closed`);
+      closed = true;
+      try {
+        await flush();
+        await handle.sync();
+        await handle.close();
+        await rename(tempPath, target);
+      } catch (cause) {
+        await handle.close().catch(() => {});
+        await rm(tempPath, { force: true });
+        throw ioError('write', target, cause);
+      }
+      await fsyncDirectory(dirname(target));
+    },
+    async abort() {
+      if (!closed) {
+        closed = true;
+        await handle.close().catch(() => {});
+      }
+      await rm(tempPath, { force: true });
+    },
+  };
+  return writer;
+}
+
+/** Writes `data` to `target` atomically (temp file, fsync, rename). */
+export async function writeFileAtomic(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const writer = await createAtomicWriter(target, options);
+  try {
+    await writer.write(data);
+  } catch (cause) {
+    await writer.abort();
+    throw cause;
+  }
+  await writer.commit();
+}
+
+/**
+ * Runs `produce` against an atomic writer and commits only if it resolves; any throw aborts and
+ * leaves the target untouched.
+ */
+export async function withAtomicWriter<T>(
+  target: string,
+  produce: (writer: AtomicWriter) => Promise<T>,
+  options: AtomicWriteOptions = {},
+): Promise<T> {
+  const writer = await createAtomicWriter(target, options);
+  let result: T;
+  try {
+    result = await produce(writer);
+  } catch (cause) {
+    await writer.abort();
+    throw cause;
+  }
+  await writer.commit();
+  return result;
+}
+
+/** Removes temp files left in `dir` by writers that crashed more than `olderThanMs` ago. */
+export async function cleanupStaleTempFiles(dir: string, olderThanMs = 60_000, nowMs = Date.now()): Promise<number> {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!name.startsWith('.') || !name.endsWith(TEMP_SUFFIX)) continue;
+    const path = join(dir, name);
+    try {
+      const info = await stat(path);
+      if (nowMs - info.mtimeMs >= olderThanMs) {
+        await rm(path, { force: true });
+        removed++;
+      }
+    } catch {
+      // raced with another cleaner
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,279 @@
+/**
+ * The one streaming JSONL reader and writer. Everything in ctxvm that reads or writes a JSON-lines
+ * file goes through here, so CRLF, a UTF-8 BOM, blank lines, a truncated last line, huge lines
+ * and bad lines are handled once, the same way, with file/line/byte positions in every error.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { ParseError, ioError, CtxvmError } from '../errors.js';
+import { createAtomicWriter, type AtomicWriter, type AtomicWriteOptions } from './atomic-file.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** Read size for files (bytes). Larger blocks mean fewer syscalls and fewer cross-chunk lines. */
+export const READ_BLOCK_BYTES = 1 << 20;
+
+/** Line terminator as found in the file; '' for a last line that has none. */
+export type LineEnding = '\n' | '\r\n' | '';
+
+/** One physical line of a file, with its exact position and bytes. */
+export class RawLine {
+  #text: string | undefined;
+  constructor(
+    /** 1-based line number. */
+    readonly line: number,
+    /** Byte offset of the first content byte of this line in the file (after a BOM on line 1). */
+    readonly byteOffset: number,
+    /** The line's bytes without the terminator (a view; copy it to keep it past the chunk). */
+    readonly bytes: Buffer,
+    /** The terminator that followed the line. */
+    readonly eol: LineEnding,
+    /** True on line 1 when the file started with a UTF-8 byte order mark (stripped from `bytes`). */
+    readonly bom: boolean,
+  ) {}
+
+  /** The line decoded as UTF-8 (decoded once, on first access). */
+  get text(): string {
+    return (this.#text ??= this.bytes.toString('utf8'));
+  }
+
+  /** True for an empty or whitespace-only line. */
+  get isBlank(): boolean {
+    const b = this.bytes;
+    for (let i = 0; i < b.length; i++) {
+      const c = b[i]!;
+      if (c !== 0x20 && c !== 0x09 && c !== CR) return false;
+    }
+    return true;
+  }
+}
+
+export interface LineSourceOptions {
+  /** Name used in error messages (defaults to the path, or "<input>"). */
+  name?: string;
+  /** Abort reading. */
+  signal?: AbortSignal;
+}
+
+/** Splits a stream of byte chunks into lines. Works for files, sockets, or in-memory buffers. */
+export async function* linesFromChunks(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: LineSourceOptions = {}): AsyncGenerator<RawLine> {
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  let lineStart = 0; // byte offset of the current line's first byte
+  let lineNo = 0;
+  let sawFirstBytes = false;
+  let bom = false;
+  let head: Buffer | undefined; // first bytes kept until we know whether they start with a BOM
+
+  for await (const raw of chunks) {
+    if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+    let chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    if (!sawFirstBytes) {
+      head = head ? Buffer.concat([head, chunk]) : chunk;
+      if (head.length < BOM.length) continue;
+      sawFirstBytes = true;
+      chunk = head;
+      head = undefined;
+      if (chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2]) {
+        bom = true;
+        chunk = chunk.subarray(BOM.length);
+        lineStart = BOM.length;
+      }
+    }
+    let pos = 0;
+    for (;;) {
+      const nl = chunk.indexOf(LF, pos);
+      if (nl === -1) {
+        if (pos < chunk.length) {
+          carry.push(chunk.subarray(pos));
+          carryBytes += chunk.length - pos;
+        }
+        break;
+      }
+      let lineBytes: Buffer;
+      if (carryBytes > 0) {
+        carry.push(chunk.subarray(pos, nl));
+        lineBytes = Buffer.concat(carry, carryBytes + (nl - pos));
+        carry = [];
+        carryBytes = 0;
+      } else {
+        lineBytes = chunk.subarray(pos, nl);
+      }
+      const physical = lineBytes.length + 1;
+      let eol: LineEnding = '\n';
+      if (lineBytes.length > 0 && lineBytes[lineBytes.length - 1] === CR) {
+        lineBytes = lineBytes.subarray(0, lineBytes.length - 1);
+        eol = '\r\n';
+      }
+      lineNo++;
+      yield new RawLine(lineNo, lineStart, lineBytes, eol, lineNo === 1 && bom);
+      lineStart += physical;
+      pos = nl + 1;
+    }
+  }
+  if (head && head.length > 0) {
+    // file shorter than a BOM
+    carry.push(head);
+    carryBytes += head.length;
+  }
+  if (carryBytes > 0) {
+    const lineBytes = carry.length === 1 ? carry[0]! : Buffer.concat(carry, carryBytes);
+    lineNo++;
+    yield new RawLine(lineNo, lineStart, lineBytes, '', lineNo === 1 && bom);
+  }
+}
+
+/** Reads a file's lines as a stream. Errors name the file: missing, a directory, unreadable. */
+export async function* readLines(path: string, options: LineSourceOptions = {}): AsyncGenerator<RawLine> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch (cause) {
+    throw ioError('read', path, cause);
+  }
+  if (info.isDirectory()) {
+    throw new CtxvmError('E_USAGE', `${path}: is a directory, expected a JSONL file`, { hint: 'pass the path of a .jsonl file' });
+  }
+  const stream = createReadStream(path, { highWaterMark: READ_BLOCK_BYTES, signal: options.signal });
+  try {
+    yield* linesFromChunks(stream as AsyncIterable<Buffer>, { ...options, name: options.name ?? path });
+  } catch (cause) {
+    if (CtxvmError.is(cause)) throw cause;
+    if ((cause as Error)?.name === 'AbortError') throw cause;
+    throw ioError('read', path, cause);
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** One parsed JSONL record. Exactly one of `value` / `error` is set. */
+export interface JsonlRecord<T = unknown> {
+  /** The physical line (bytes, position, terminator). */
+  raw: RawLine;
+  /** The parsed value, when the line is valid JSON. */
+  value?: T;
+  /** Why the line could not be parsed, with file, line and byte offset. */
+  error?: ParseError;
+}
+
+export interface ReadJsonlOptions extends LineSourceOptions {
+  /**
+   * What to do with a line that is not valid JSON:
+   * - `throw` (default): throw a ParseError naming file, line and byte offset;
+   * - `yield`: yield the record with `error` set so the caller can report every bad line.
+   */
+  onBadLine?: 'throw' | 'yield';
+  /** Yield blank lines too (as records without value or error); default false (they are skipped). */
+  includeBlank?: boolean;
+}
+
+/** Describes a JSON.parse failure in words a user can act on. */
+function describeBadLine(raw: RawLine, isLast: boolean, cause: unknown): string {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  if (raw.bytes.includes(0)) return 'not valid JSON: the line contains NUL bytes (is this a binary file?)';
+  if (isLast && raw.eol === '') {
+    return `truncated last line (${raw.bytes.length} bytes, no newline): the file may still be being written or was cut off (${reason})`;
+  }
+  const preview = raw.text.slice(0, 60).replace(/\s+/g, ' ');
+  return `not valid JSON (${reason}); line starts with: ${JSON.stringify(preview)}`;
+}
+
+/** Builds the ParseError for a bad line. */
+export function badLineError(name: string, raw: RawLine, isLast: boolean, cause: unknown): ParseError {
+  return new ParseError({ file: name, line: raw.line, byteOffset: raw.byteOffset }, describeBadLine(raw, isLast, cause), {
+    cause,
+    hint: 'each line must hold one JSON value; fix or remove that line',
+  });
+}
+
+/** Parses raw lines as JSON. A bad line is never silently dropped. */
+export async function* parseJsonlLines<T = unknown>(lines: AsyncIterable<RawLine>, name: string, options: ReadJsonlOptions = {}): AsyncGenerator<JsonlRecord<T>> {
+  // Look one line ahead so a parse failure on the final unterminated line can be called "truncated".
+  let pending: RawLine | undefined;
+  const emit = (raw: RawLine, isLast: boolean): JsonlRecord<T> | undefined => {
+    if (raw.isBlank) return options.includeBlank ? { raw } : undefined;
+    try {
+      return { raw, value: JSON.parse(raw.text) as T };
+    } catch (cause) {
+      const error = badLineError(name, raw, isLast, cause);
+      if (options.onBadLine === 'yield') return { raw, error };
+      throw error;
+    }
+  };
+  for await (const raw of lines) {
+    if (pending) {
+      const rec = emit(pending, false);
+      if (rec) yield rec;
+    }
+    pending = raw;
+  }
+  if (pending) {
+    const rec = emit(pending, true);
+    if (rec) yield rec;
+  }
+}
+
+/** Reads and parses a JSONL file as a stream of records. */
+export function readJsonl<T = unknown>(path: string, options: ReadJsonlOptions = {}): AsyncGenerator<JsonlRecord<T>> {
+  return parseJsonlLines<T>(readLines(path, options), options.name ?? path, options);
+}
+
+/** Parses JSONL held in memory (a string or bytes). */
+export function parseJsonlText<T = unknown>(input: string | Uint8Array, options: ReadJsonlOptions = {}): AsyncGenerator<JsonlRecord<T>> {
+  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+  const name = options.name ?? '<input>';
+  return parseJsonlLines<T>(linesFromChunks([bytes], { ...options, name }), name, options);
+}
+
+/** Writes JSON lines atomically: nothing appears at `path` until `close()` commits. */
+export class JsonlWriter {
+  #lines = 0;
+  private constructor(private readonly writer: AtomicWriter) {}
+
+  static async open(path: string, options: AtomicWriteOptions = {}): Promise<JsonlWriter> {
+    return new JsonlWriter(await createAtomicWriter(path, options));
+  }
+
+  /** Lines written so far. */
+  get lines(): number {
+    return this.#lines;
+  }
+
+  /** Bytes written so far. */
+  get bytes(): number {
+    return this.writer.bytesWritten;
+  }
+
+  /** Writes one value as a JSON line terminated by `eol` (default "\n"). */
+  async writeValue(value: unknown, eol: LineEnding = '\n'): Promise<void> {
+    await this.writeRaw(JSON.stringify(value) + eol);
+  }
+
+  /** Writes raw bytes/text exactly as given (caller supplies terminators); used for passthrough. */
+  async writeRaw(chunk: string | Uint8Array): Promise<void> {
+    this.#lines++;
+    await this.writer.write(chunk);
+  }
+
+  /** Writes a line exactly as it was read: BOM, bytes and terminator. */
+  async writeLine(line: RawLine): Promise<void> {
+    if (line.bom) await this.writer.write(BOM);
+    await this.writer.write(line.bytes);
+    if (line.eol) await this.writer.write(line.eol);
+    this.#lines++;
+  }
+
+  /** Commits the file atomically. */
+  async close(): Promise<void> {
+    await this.writer.commit();
+  }
+
+  /** Discards everything written; the target is untouched. */
+  async abort(): Promise<void> {
+    await this.writer.abort();
+  }
+}
+
+/** The UTF-8 byte order mark, for writers that must reproduce one. */
+export const UTF8_BOM: Buffer = BOM;
