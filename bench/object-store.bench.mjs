@@ -31,11 +31,11 @@ const codecs = {
   'brotli-4': (b) => brotliCompressSync(b, brotliOptions(4, b.length)),
 };
 
+// Same parameters as src/store/object-codec.ts uses for whole buffers.
 function brotliOptions(quality, size) {
   return {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: quality,
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
       [constants.BROTLI_PARAM_SIZE_HINT]: size,
     },
   };
