@@ -41,6 +41,8 @@ export interface AtomicWriter {
   /** Bytes written so far. */
   readonly bytesWritten: number;
   write(chunk: string | Uint8Array): Promise<void>;
+  /** Writes buffered data to the temp file (so it can be read back before committing). */
+  flush(): Promise<void>;
   /** fsync, rename into place, fsync the directory. */
   commit(): Promise<void>;
   /** Remove the temp file; the target is untouched. Safe to call more than once. */
@@ -95,6 +97,10 @@ export async function createAtomicWriter(target: string, options: AtomicWriteOpt
       pending.push(buf);
       pendingBytes += buf.length;
       if (pendingBytes >= BLOCK) await flush();
+    },
+    async flush() {
+      if (closed) throw new Error(`atomic writer for ${target} is already closed`);
+      await flush();
     },
     async commit() {
       if (closed) throw new Error(`atomic writer for ${target} is already closed`);

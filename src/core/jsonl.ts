@@ -245,6 +245,11 @@ export class JsonlWriter {
     return this.writer.bytesWritten;
   }
 
+  /** Where the data is until `close()` (for checking the finished file before committing it). */
+  get tempPath(): string {
+    return this.writer.tempPath;
+  }
+
   /** Writes one value as a JSON line terminated by `eol` (default "\n"). */
   async writeValue(value: unknown, eol: LineEnding = '\n'): Promise<void> {
     await this.writeRaw(JSON.stringify(value) + eol);
@@ -262,6 +267,11 @@ export class JsonlWriter {
     await this.writer.write(line.bytes);
     if (line.eol) await this.writer.write(line.eol);
     this.#lines++;
+  }
+
+  /** Writes buffered lines to the temp file so it can be checked before `close()`. */
+  async flush(): Promise<void> {
+    await this.writer.flush();
   }
 
   /** Commits the file atomically. */

@@ -1,0 +1,166 @@
+/**
+ * Pass 1 over a Claude Code transcript: one streaming read that keeps a small record per line
+ * (ids, links, kinds, tool ids, sizes) and no content, so files of hundreds of MB index in a few
+ * MB of memory. Reconstruction, validation and the trimmer's decisions all start from this index.
+ */
+import { readJsonl, type ReadJsonlOptions } from '../../core/jsonl.js';
+import type { ParseError } from '../../errors.js';
+import { contentBlocks, lineKind, preservedUuids, type ClaudeLine, type ClaudeLineKind, type ToolResultBlock, type ToolUseBlock } from './types.js';
+
+/** What pass 1 remembers about one line. */
+export interface LineMeta {
+  /** 1-based line number. */
+  line: number;
+  byteOffset: number;
+  /** Bytes of the line without its terminator. */
+  byteLength: number;
+  kind: ClaudeLineKind;
+  subtype?: string;
+  uuid?: string;
+  parentUuid?: string | null;
+  logicalParentUuid?: string | null;
+  isSidechain: boolean;
+  isMeta: boolean;
+  isCompactSummary: boolean;
+  /** An assistant line recording an API error (rate limit, overload): shown in the UI, never sent. */
+  isApiError: boolean;
+  /** API message id (assistant lines; split lines of one reply share it). */
+  messageId?: string;
+  role?: string;
+  timestamp?: string;
+  /** Block types in order, e.g. ['thinking'] or ['tool_result','tool_result']. */
+  blockTypes: string[];
+  /** tool_use blocks on this line: id, tool name and the input that identifies it (path, command...). */
+  toolUses: { id: string; name: string; target?: string }[];
+  /** tool_result blocks on this line. */
+  toolResults: { toolUseId: string; isError: boolean }[];
+  /** A user line typed by the person (text, not tool results, not meta, not a compact summary). */
+  isPrompt: boolean;
+  /** Present when the line carries a `toolUseResult` side channel. */
+  hasToolUseResult: boolean;
+  /** For summary lines. */
+  leafUuid?: string;
+  /** For compact boundaries: uuids that survive. */
+  preserved?: string[];
+  /** Set when ctxvm already trimmed this line. */
+  annotated: boolean;
+}
+
+export interface ClaudeIndex {
+  file: string;
+  lines: LineMeta[];
+  /** Lines that are not valid JSON (reported, never dropped). */
+  badLines: ParseError[];
+  sessionId?: string;
+  cwd?: string;
+  version?: string;
+  /** Index in `lines` of the last compact_boundary, or -1. */
+  lastBoundary: number;
+  totalBytes: number;
+}
+
+/** The input field that identifies a tool call to a person (kept verbatim in stubs). */
+export function toolTarget(name: string, input: Record<string, unknown> | undefined): string | undefined {
+  if (!input || typeof input !== 'object') return undefined;
+  const pick = (...keys: string[]) => {
+    for (const k of keys) {
+      const v = input[k];
+      if (typeof v === 'string' && v) return v;
+    }
+    return undefined;
+  };
+  switch (name) {
+    case 'Bash':
+      return pick('command');
+    case 'Grep':
+    case 'Glob':
+      return [pick('pattern'), pick('path')].filter(Boolean).join(' in ') || undefined;
+    case 'WebFetch':
+      return pick('url');
+    case 'WebSearch':
+      return pick('query');
+    case 'Task':
+    case 'Agent':
+      return pick('description', 'subagent_type');
+    default:
+      return pick('file_path', 'notebook_path', 'path', 'command', 'url', 'pattern', 'query');
+  }
+}
+
+function isUserPrompt(line: ClaudeLine, blockTypes: string[]): boolean {
+  if (line.type !== 'user' || line.isMeta || line.isCompactSummary) return false;
+  if (blockTypes.length === 0) return false;
+  return !blockTypes.includes('tool_result');
+}
+
+/** Builds the metadata record for one parsed line. */
+export function describeLine(value: ClaudeLine, line: number, byteOffset: number, byteLength: number): LineMeta {
+  const kind = lineKind(value);
+  const blocks = value.type === 'user' || value.type === 'assistant' ? contentBlocks(value.message) : [];
+  const blockTypes = blocks.map((b) => (b && typeof b === 'object' ? String(b.type) : typeof b));
+  const toolUses: LineMeta['toolUses'] = [];
+  const toolResults: LineMeta['toolResults'] = [];
+  for (const b of blocks) {
+    if (b?.type === 'tool_use') {
+      const u = b as ToolUseBlock;
+      toolUses.push({ id: u.id, name: u.name, target: toolTarget(u.name, u.input) });
+    } else if (b?.type === 'tool_result') {
+      const r = b as ToolResultBlock;
+      toolResults.push({ toolUseId: r.tool_use_id, isError: r.is_error === true });
+    }
+  }
+  const meta: LineMeta = {
+    line,
+    byteOffset,
+    byteLength,
+    kind,
+    isSidechain: value.isSidechain === true,
+    isMeta: value.isMeta === true,
+    isCompactSummary: value.isCompactSummary === true,
+    isApiError: value.isApiErrorMessage === true,
+    blockTypes,
+    toolUses,
+    toolResults,
+    isPrompt: isUserPrompt(value, blockTypes),
+    hasToolUseResult: value.toolUseResult !== undefined,
+    annotated: value.ctxvm !== undefined,
+  };
+  if (typeof value.subtype === 'string') meta.subtype = value.subtype;
+  if (typeof value.uuid === 'string') meta.uuid = value.uuid;
+  if (value.parentUuid !== undefined) meta.parentUuid = value.parentUuid;
+  if (value.logicalParentUuid !== undefined) meta.logicalParentUuid = value.logicalParentUuid;
+  if (typeof value.message?.id === 'string') meta.messageId = value.message.id;
+  if (typeof value.message?.role === 'string') meta.role = value.message.role;
+  if (typeof value.timestamp === 'string') meta.timestamp = value.timestamp;
+  if (typeof value.leafUuid === 'string') meta.leafUuid = value.leafUuid;
+  if (kind === 'system' && value.subtype === 'compact_boundary') meta.preserved = preservedUuids(value.compactMetadata);
+  return meta;
+}
+
+export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
+  /** Called with bytes read so far (for progress bars). */
+  onProgress?: (bytes: number) => void;
+}
+
+/** Streams a transcript once and returns its index. Bad lines are collected, not thrown. */
+export async function scanClaudeSession(file: string, options: ScanOptions = {}): Promise<ClaudeIndex> {
+  const index: ClaudeIndex = { file, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0 };
+  for await (const rec of readJsonl<ClaudeLine>(file, { onBadLine: 'yield', signal: options.signal })) {
+    const raw = rec.raw;
+    index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
+    if (rec.error) {
+      index.badLines.push(rec.error);
+      continue;
+    }
+    const value = rec.value;
+    if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+    const meta = describeLine(value, raw.line, raw.byteOffset, raw.bytes.length);
+    if (meta.kind === 'system' && meta.subtype === 'compact_boundary') index.lastBoundary = index.lines.length;
+    index.sessionId ??= typeof value.sessionId === 'string' ? value.sessionId : undefined;
+    index.cwd ??= typeof value.cwd === 'string' ? value.cwd : undefined;
+    index.version ??= typeof value.version === 'string' ? value.version : undefined;
+    index.lines.push(meta);
+    if (options.onProgress && raw.line % 256 === 0) options.onProgress(index.totalBytes);
+  }
+  return index;
+}

@@ -1,0 +1,141 @@
+/**
+ * Pass 2 of the trimmer: decisions made from the pass-1 index alone (no content): which lines go,
+ * which tool ids vanish with pre-boundary content, which turns stay untouched, which reads are
+ * superseded, where removed lines' children must be relinked, and which tool calls need a
+ * synthetic answer.
+ */
+import type { ClaudeIndex, LineMeta } from '../claude/scan.js';
+import type { TrimPolicy } from './policy.js';
+
+export type RemovalReason = 'before-compaction' | 'metadata' | 'thinking' | 'orphan-result';
+
+export interface ClaudeTrimPlan {
+  /** Line numbers (1-based) removed entirely, with why. */
+  removed: Map<number, RemovalReason>;
+  /** Lines at or after this 1-based number are left untouched (the last K turns). */
+  protectedFromLine: number;
+  /** tool_use ids whose tool_use vanished with pre-boundary content: their results are orphans. */
+  vanishingToolUses: Set<string>;
+  /** tool_use ids of Read calls superseded by a newer read of the same file. */
+  supersededReads: Set<string>;
+  /** tool_use id → tool name and identifying input. */
+  tools: Map<string, { name: string; target?: string }>;
+  /** Assistant message ids whose every block is thinking (stubbed, not removed, to keep the message). */
+  thinkingOnlyMessages: Set<string>;
+  /** uuid of a removed line → the nearest kept ancestor (null at a root). */
+  relink: Map<string, string | null>;
+  /** Line number of an assistant line → tool_use ids on it answered by nobody but followed by more conversation. */
+  unanswered: Map<number, string[]>;
+}
+
+function isThinkingType(t: string): boolean {
+  return t === 'thinking' || t === 'redacted_thinking';
+}
+
+/** Index in `lines` of the first line of the K-th last assistant message after `start`. */
+function protectedStart(lines: LineMeta[], start: number, keepLastTurns: number): number {
+  if (keepLastTurns <= 0) return Number.POSITIVE_INFINITY;
+  const firstLineOfMessage: number[] = [];
+  let lastId: string | undefined;
+  for (let i = start; i < lines.length; i++) {
+    const m = lines[i]!;
+    if (m.kind !== 'assistant' || m.isSidechain) continue;
+    const id = m.messageId ?? `line:${m.line}`;
+    if (id !== lastId) firstLineOfMessage.push(m.line);
+    lastId = id;
+  }
+  if (firstLineOfMessage.length === 0) return Number.POSITIVE_INFINITY;
+  const k = Math.min(keepLastTurns, firstLineOfMessage.length);
+  return firstLineOfMessage[firstLineOfMessage.length - k]!;
+}
+
+export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTrimPlan {
+  const { lines } = index;
+  const removed = new Map<number, RemovalReason>();
+  const vanishingToolUses = new Set<string>();
+  const tools = new Map<string, { name: string; target?: string }>();
+  const boundary = policy.dropBeforeCompaction ? index.lastBoundary : -1;
+  const preserved = new Set(boundary >= 0 ? (lines[boundary]!.preserved ?? []) : []);
+  const protectedFromLine = protectedStart(lines, Math.max(0, boundary), policy.keepLastTurns);
+
+  for (const m of lines) for (const u of m.toolUses) tools.set(u.id, { name: u.name, ...(u.target ? { target: u.target } : {}) });
+
+  // 1. content before the last compaction boundary (but titles and preserved messages)
+  for (let i = 0; i < boundary; i++) {
+    const m = lines[i]!;
+    if (m.kind === 'summary' || (m.uuid && preserved.has(m.uuid))) continue;
+    removed.set(m.line, 'before-compaction');
+    for (const u of m.toolUses) vanishingToolUses.add(u.id);
+  }
+  // tool_uses that survive (preserved) are not vanishing even if listed above
+  for (let i = 0; i < boundary; i++) {
+    const m = lines[i]!;
+    if (!removed.has(m.line)) for (const u of m.toolUses) vanishingToolUses.delete(u.id);
+  }
+
+  // 2. messages made only of thinking blocks keep one stub so the message itself survives
+  const blocksByMessage = new Map<string, string[]>();
+  for (const m of lines) {
+    if (m.kind !== 'assistant' || !m.messageId || removed.has(m.line)) continue;
+    const list = blocksByMessage.get(m.messageId) ?? [];
+    list.push(...m.blockTypes);
+    blocksByMessage.set(m.messageId, list);
+  }
+  const thinkingOnlyMessages = new Set<string>();
+  for (const [id, types] of blocksByMessage) if (types.length > 0 && types.every(isThinkingType)) thinkingOnlyMessages.add(id);
+
+  // 3. per-line removals after the boundary
+  for (let i = Math.max(0, boundary); i < lines.length; i++) {
+    const m = lines[i]!;
+    if (removed.has(m.line) || m.line >= protectedFromLine) continue;
+    if (policy.metadataLines && (m.kind === 'file-history-snapshot' || m.kind === 'queue-operation' || m.kind === 'progress')) {
+      removed.set(m.line, 'metadata');
+    } else if (
+      policy.thinking &&
+      m.kind === 'assistant' &&
+      m.blockTypes.length > 0 &&
+      m.blockTypes.every(isThinkingType) &&
+      !(m.messageId && thinkingOnlyMessages.has(m.messageId))
+    ) {
+      removed.set(m.line, 'thinking');
+    } else if (m.kind === 'user' && m.toolResults.length > 0 && m.blockTypes.length === m.toolResults.length && m.toolResults.every((r) => vanishingToolUses.has(r.toolUseId))) {
+      removed.set(m.line, 'orphan-result');
+    }
+  }
+
+  // 4. superseded reads: only the newest read of each file keeps its content
+  const supersededReads = new Set<string>();
+  if (policy.keepNewestReadOnly) {
+    const newestRead = new Map<string, string>();
+    for (const m of lines) for (const u of m.toolUses) if (u.name === 'Read' && u.target) newestRead.set(u.target, u.id);
+    for (const m of lines) for (const u of m.toolUses) if (u.name === 'Read' && u.target && newestRead.get(u.target) !== u.id) supersededReads.add(u.id);
+  }
+
+  // 5. relink children of removed lines to the nearest kept ancestor (parents precede children)
+  const relink = new Map<string, string | null>();
+  for (const m of lines) {
+    if (!removed.has(m.line) || !m.uuid) continue;
+    let parent = m.parentUuid ?? null;
+    while (parent !== null && relink.has(parent)) parent = relink.get(parent)!;
+    relink.set(m.uuid, parent);
+  }
+
+  // 6. tool calls nobody answers although the conversation goes on after them
+  const answered = new Set<string>();
+  for (const m of lines) if (!removed.has(m.line)) for (const r of m.toolResults) if (!vanishingToolUses.has(r.toolUseId)) answered.add(r.toolUseId);
+  const unanswered = new Map<number, string[]>();
+  let lastConversationLine = 0;
+  for (const m of lines) if ((m.kind === 'user' || m.kind === 'assistant') && !m.isSidechain && !removed.has(m.line)) lastConversationLine = m.line;
+  const lastLineOfMessage = new Map<string, number>();
+  for (const m of lines) if (m.kind === 'assistant' && m.messageId && !removed.has(m.line)) lastLineOfMessage.set(m.messageId, m.line);
+  for (const m of lines) {
+    if (m.kind !== 'assistant' || m.isSidechain || removed.has(m.line)) continue;
+    const open = m.toolUses.filter((u) => !answered.has(u.id)).map((u) => u.id);
+    if (open.length === 0) continue;
+    const anchor = (m.messageId && lastLineOfMessage.get(m.messageId)) || m.line;
+    if (anchor >= lastConversationLine) continue; // the session ends here: the agent resolves it itself
+    unanswered.set(anchor, [...(unanswered.get(anchor) ?? []), ...open]);
+  }
+
+  return { removed, protectedFromLine, vanishingToolUses, supersededReads, tools, thinkingOnlyMessages, relink, unanswered };
+}

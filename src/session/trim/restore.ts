@@ -1,0 +1,81 @@
+/**
+ * Undo a trim: rebuild the original transcript byte for byte from the trimmed file and the object
+ * store. Lines the agent appended after the trim (no annotation) are kept as they are, after the
+ * restored original. Restoring a twice-trimmed file undoes the last trim.
+ */
+import { readLines, JsonlWriter } from '../../core/jsonl.js';
+import { CtxvmError, NotFoundError } from '../../errors.js';
+import type { ObjectStore } from '../../store/object-store.js';
+import { mayCarryAnnotation, readAnnotation } from './annotation.js';
+
+export interface RestoreOptions {
+  /** The trimmed transcript. */
+  input: string;
+  /** Where the original goes (written atomically; must differ from `input`). */
+  output: string;
+  store: ObjectStore;
+  signal?: AbortSignal;
+}
+
+export interface RestoreResult {
+  lines: number;
+  bytes: number;
+  /** Lines whose original came back from the store. */
+  restoredLines: number;
+  /** Synthetic lines ctxvm had inserted and restore dropped. */
+  droppedSynthetic: number;
+  /** True when the input carried no ctxvm annotation at all (the output is a plain copy). */
+  wasTrimmed: boolean;
+}
+
+export async function restoreSession(options: RestoreOptions): Promise<RestoreResult> {
+  const { input, output, store } = options;
+  if (input === output) throw new CtxvmError('E_USAGE', `refusing to overwrite ${input}`, { hint: 'pass a different -o path' });
+  const writer = await JsonlWriter.open(output);
+  let restoredLines = 0;
+  let droppedSynthetic = 0;
+  let annotated = 0;
+  const copyObject = async (hash: string, line: number) => {
+    if (!(await store.has(hash))) {
+      throw new NotFoundError(`${input}:${line}: object ${hash} is not in the store`, {
+        hint: 'restore needs the CTXVM_HOME the trim was made with; objects are kept while the trim holds them (check `ctxvm gc` was not forced)',
+      });
+    }
+    for await (const chunk of store.getStream(hash)) await writer.writeRaw(chunk as Buffer);
+  };
+  try {
+    for await (const raw of readLines(input, { signal: options.signal })) {
+      if (!mayCarryAnnotation(raw.bytes)) {
+        await writer.writeLine(raw);
+        continue;
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(raw.text);
+      } catch {
+        await writer.writeLine(raw);
+        continue;
+      }
+      const ann = readAnnotation(value, { file: input, line: raw.line, byteOffset: raw.byteOffset });
+      if (!ann) {
+        await writer.writeLine(raw);
+        continue;
+      }
+      annotated++;
+      if (ann.d) await copyObject(ann.d, raw.line);
+      if (ann.s) droppedSynthetic++;
+      else if (ann.o) {
+        await copyObject(ann.o, raw.line);
+        restoredLines++;
+      } else {
+        throw new CtxvmError('E_PARSE', `${input}:${raw.line}: ctxvm annotation names no original line`, { hint: 'the trimmed file was edited by hand' });
+      }
+      if (ann.t) await copyObject(ann.t, raw.line);
+    }
+    await writer.close();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  return { lines: writer.lines, bytes: writer.bytes, restoredLines, droppedSynthetic, wasTrimmed: annotated > 0 };
+}
