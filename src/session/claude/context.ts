@@ -1,11 +1,11 @@
 /**
- * Context reconstruction for Claude Code: the message sequence the agent sends to the model when
- * the session is resumed. From the pass-1 index: pick the leaf, walk `parentUuid` back to the
- * root (a compact boundary is a root), bring back parallel tool-call siblings, drop sidechains
- * and non-message lines, then merge split assistant lines by `message.id` and consecutive user
- * lines into one message. Checked against the real CLI by the resume probe.
+ * Context reconstruction for Claude Code: the messages the agent sends to the model when the
+ * session is resumed (resume-model.md §1.6–1.8). The chain comes from chain.ts; this file maps its
+ * lines to messages, adds the repairs Claude Code makes at the end of a conversation, and applies
+ * the API normalisation (merges and silent repairs). Checked against the real CLI by the probe.
  */
 import { readJsonl } from '../../core/jsonl.js';
+import { selectClaudeChain } from './chain.js';
 import type { ClaudeIndex, LineMeta } from './scan.js';
 import { contentBlocks, type ClaudeLine, type ContentBlock } from './types.js';
 
@@ -13,161 +13,211 @@ import { contentBlocks, type ClaudeLine, type ContentBlock } from './types.js';
 export interface ContextMessage {
   role: 'user' | 'assistant';
   content: ContentBlock[];
-  /** File lines (1-based) the message was built from. */
+  /** File lines (1-based) the message was built from (none for messages the agent adds). */
   lines: number[];
+  /** API message id of an assistant reply (split lines share it). */
+  messageId?: string;
   /** True for the compaction summary that opens a compacted session. */
   isCompactSummary?: boolean;
-  /** An API-error placeholder: part of the transcript, filtered out before sending. */
+  /** An API-error placeholder: part of the transcript, dropped before sending. */
   isApiError?: boolean;
-  /** Added by the agent on resume, not present in the file. */
+  /** Added by the agent on resume ("interrupted" tool results, "No response requested."). */
   injected?: boolean;
 }
 
 export interface ClaudeContext {
-  /** What the agent sends for the transcript (API errors filtered, same-role neighbours merged). */
+  /** What the agent sends for the file (its repairs applied): the file-derived context. */
   messages: ContextMessage[];
-  /** The transcript's messages before that normalisation (API-error placeholders still in). */
+  /** The same, merged but without the agent's silent repairs: what the file itself says. */
+  strict: ContextMessage[];
+  /** Loaded lines mapped to messages, before normalisation. */
   transcript: ContextMessage[];
-  /** Line number of the leaf the agent resumes from, or undefined for an empty session. */
+  /** Line the agent resumes from. */
   leafLine?: number;
-  /** Lines on the chain in order (before filtering to messages). */
+  /** Lines loaded, in file order. */
   chainLines: number[];
-  /** parentUuid values that point at no line in the file (a broken chain). */
-  missingParents: { line: number; parentUuid: string }[];
+  /** parentUuid links naming no loaded line (bridged by timestamp or where the chain ends). */
+  missingParents: { line: number; parentUuid: string; bridgedTo?: number }[];
+  /** Model of the last real assistant reply (the model the agent resumes with). */
+  model?: string;
 }
 
-function isMessageLine(m: LineMeta): boolean {
-  return (m.kind === 'user' || m.kind === 'assistant') && !m.isSidechain;
-}
+export const INTERRUPTED_TOOL_RESULT =
+  "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]";
+export const NO_RESPONSE_REQUESTED = 'No response requested.';
+export const NO_CONTENT = '(no content)';
+/** Tool names Claude Code renames when it sends an older transcript. */
+const TOOL_RENAMES: Readonly<Record<string, string>> = { Task: 'Agent' };
 
-/** Chooses the leaf and the chain of lines the agent would load, without reading content. */
-export function selectChain(index: ClaudeIndex): Omit<ClaudeContext, 'messages'> {
-  const byUuid = new Map<string, LineMeta>();
-  for (const m of index.lines) if (m.uuid) byUuid.set(m.uuid, m);
-  let leaf: LineMeta | undefined;
-  for (let i = index.lines.length - 1; i >= 0; i--) {
-    const m = index.lines[i]!;
-    if (isMessageLine(m) && m.uuid) {
-      leaf = m;
-      break;
-    }
-  }
-  const missingParents: ClaudeContext['missingParents'] = [];
-  if (!leaf) return { chainLines: [], missingParents };
+const isThinking = (b: ContentBlock) => b.type === 'thinking' || b.type === 'redacted_thinking';
+const toolUseIds = (m: ContextMessage | undefined) => (m ? m.content.filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : []);
+const toolResultIds = (m: ContextMessage | undefined) => (m ? m.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)) : []);
 
-  const onChain = new Set<number>();
-  const seen = new Set<string>();
-  for (let cur: LineMeta | undefined = leaf; cur; ) {
-    onChain.add(cur.line);
-    if (cur.uuid) seen.add(cur.uuid);
-    const parent = cur.parentUuid;
-    if (parent === null || parent === undefined) break;
-    if (seen.has(parent)) break; // a cycle: stop rather than loop
-    const next = byUuid.get(parent);
-    if (!next) {
-      missingParents.push({ line: cur.line, parentUuid: parent });
-      break;
-    }
-    cur = next;
-  }
-
-  // parallel tool calls: sibling lines of the same assistant message and the results that answer them
-  const chainMessageIds = new Set<string>();
-  const chainToolUses = new Set<string>();
-  for (const m of index.lines) {
-    if (!onChain.has(m.line)) continue;
-    if (m.kind === 'assistant' && m.messageId) chainMessageIds.add(m.messageId);
-    for (const u of m.toolUses) chainToolUses.add(u.id);
-  }
-  const firstChainLine = Math.min(...onChain);
-  for (const m of index.lines) {
-    if (onChain.has(m.line) || !isMessageLine(m) || m.line < firstChainLine) continue;
-    if (m.kind === 'assistant' && m.messageId && chainMessageIds.has(m.messageId)) onChain.add(m.line);
-    else if (m.kind === 'user' && m.toolResults.length > 0 && m.toolResults.every((r) => chainToolUses.has(r.toolUseId))) onChain.add(m.line);
-  }
-  const chainLines = [...onChain].sort((a, b) => a - b);
-  return { leafLine: leaf.line, chainLines, missingParents };
-}
-
-/** Merges chain lines into API messages. `values` holds the parsed lines of the chain. */
-export function buildMessages(index: ClaudeIndex, chainLines: number[], values: Map<number, ClaudeLine>): ContextMessage[] {
-  const metaByLine = new Map(index.lines.map((m) => [m.line, m] as const));
-  const messages: ContextMessage[] = [];
-  let lastAssistantId: string | undefined;
-  for (const lineNo of chainLines) {
-    const meta = metaByLine.get(lineNo);
-    const value = values.get(lineNo);
-    if (!meta || !value || !isMessageLine(meta)) continue;
-    const role = meta.kind as 'user' | 'assistant';
-    const blocks = contentBlocks(value.message);
-    const prev = messages[messages.length - 1];
-    const sameAssistant = role === 'assistant' && prev?.role === 'assistant' && meta.messageId !== undefined && meta.messageId === lastAssistantId;
-    if (prev && prev.role === role && !prev.isApiError && !meta.isApiError && (role === 'user' || sameAssistant)) {
-      prev.content.push(...blocks);
-      prev.lines.push(lineNo);
-    } else {
-      messages.push({
-        role,
-        content: [...blocks],
-        lines: [lineNo],
-        ...(meta.isCompactSummary ? { isCompactSummary: true } : {}),
-        ...(meta.isApiError ? { isApiError: true } : {}),
-      });
-    }
-    if (role === 'assistant') lastAssistantId = meta.messageId;
-  }
-  return messages;
-}
-
-/** API normalisation: drop API-error placeholders, merge messages of the same role that end up adjacent. */
-export function normalizeForApi(transcript: ContextMessage[]): ContextMessage[] {
+/** Maps loaded lines to messages (§1.6). */
+export function linesToMessages(metas: LineMeta[], values: Map<number, ClaudeLine>): ContextMessage[] {
   const out: ContextMessage[] = [];
-  for (const m of transcript) {
-    if (m.isApiError) continue;
-    const prev = out[out.length - 1];
-    if (prev && prev.role === m.role) {
-      prev.content = [...prev.content, ...m.content];
-      prev.lines = [...prev.lines, ...m.lines];
-    } else out.push({ ...m, content: [...m.content], lines: [...m.lines] });
+  for (const meta of metas) {
+    const value = values.get(meta.line);
+    if (!value || meta.isSidechain) continue;
+    if (meta.kind === 'system') {
+      if (meta.subtype !== 'local_command' || meta.isDisplayOnly || typeof value.content !== 'string') continue;
+      out.push({ role: 'user', content: [{ type: 'text', text: value.content }], lines: [meta.line] });
+      continue;
+    }
+    if ((meta.kind !== 'user' && meta.kind !== 'assistant') || !value.message) continue;
+    if (meta.isApiError) {
+      out.push({ role: 'assistant', content: [], lines: [meta.line], isApiError: true });
+      continue;
+    }
+    if (meta.kind === 'user' && meta.emptyContent) continue;
+    let content = contentBlocks(value.message);
+    if (meta.kind === 'assistant') content = content.map((b) => (b.type === 'tool_use' && TOOL_RENAMES[String(b.name)] ? { ...b, name: TOOL_RENAMES[String(b.name)] } : b));
+    out.push({
+      role: meta.kind,
+      content,
+      lines: [meta.line],
+      ...(meta.messageId ? { messageId: meta.messageId } : {}),
+      ...(meta.isCompactSummary ? { isCompactSummary: true } : {}),
+    });
   }
   return out;
 }
 
-/** Text Claude Code puts in the result of a tool call left open when the session ended. */
-export const INTERRUPTED_TOOL_RESULT = "[Tool call interrupted: the session ended before this call's result was recorded]";
-/** Text of the assistant placeholder Claude Code adds after a trailing user message. */
-export const NO_RESPONSE_REQUESTED = 'No response requested.';
-
-/**
- * The messages Claude Code sends when the session is resumed with a new prompt, as observed with
- * the real CLI: a tool call left open at the end gets an "interrupted" result, a trailing user
- * message gets an assistant placeholder, the prompt is appended, then API normalisation runs.
- * (The CLI's own system-role items and reminders are not modelled.)
- */
-export function simulateClaudeResume(transcript: ContextMessage[], prompt: string): ContextMessage[] {
-  const msgs = transcript.map((m) => ({ ...m }));
-  const last = msgs[msgs.length - 1];
+/** What Claude Code appends when the loaded conversation ends mid-turn (§1.8). */
+export function resumeRepairs(transcript: ContextMessage[]): ContextMessage[] {
+  const added: ContextMessage[] = [];
+  const last = transcript[transcript.length - 1];
   if (last?.role === 'assistant' && !last.isApiError) {
-    const open = last.content.filter((b) => b.type === 'tool_use').map((b) => String((b as { id?: unknown }).id));
+    const group = transcript.filter((m) => m.role === 'assistant' && m.messageId !== undefined && m.messageId === last.messageId);
+    const open = [...new Set([...group.flatMap((m) => toolUseIds(m)), ...toolUseIds(last)])];
     if (open.length > 0) {
-      msgs.push({ role: 'user', content: open.map((id) => ({ type: 'tool_result', tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true })), lines: [], injected: true });
+      added.push({ role: 'user', content: open.map((id) => ({ type: 'tool_result', tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true })), lines: [], injected: true });
     }
   }
-  if (msgs[msgs.length - 1]?.role === 'user') msgs.push({ role: 'assistant', content: [{ type: 'text', text: NO_RESPONSE_REQUESTED }], lines: [], injected: true });
-  msgs.push({ role: 'user', content: [{ type: 'text', text: prompt }], lines: [], injected: true });
-  return normalizeForApi(msgs);
+  const end = added[added.length - 1] ?? last;
+  if (end?.role === 'user') added.push({ role: 'assistant', content: [{ type: 'text', text: NO_RESPONSE_REQUESTED }], lines: [], injected: true });
+  return added;
 }
 
-/** Reads the chain's lines from the file and reconstructs the context. */
+/** Merges two user messages the way Claude Code does: tool results first, a "\n" between texts. */
+function mergeUser(a: ContextMessage, b: ContextMessage): ContextMessage {
+  const x = [...a.content];
+  const last = x[x.length - 1];
+  if (last?.type === 'text' && b.content[0]?.type === 'text') x[x.length - 1] = { ...last, text: `${String(last.text)}\n` };
+  const all = [...x, ...b.content];
+  return {
+    ...a,
+    content: [...all.filter((k) => k.type === 'tool_result'), ...all.filter((k) => k.type !== 'tool_result')],
+    lines: [...a.lines, ...b.lines],
+    injected: a.injected && b.injected,
+  };
+}
+
+export interface NormalizeOptions {
+  /** Apply Claude Code's silent repairs (default true); the validator turns them off. */
+  repair?: boolean;
+}
+
+/** API normalisation (§1.7): drop API-error placeholders, merge, and (optionally) repair. */
+export function normalizeForApi(messages: ContextMessage[], options: NormalizeOptions = {}): ContextMessage[] {
+  const repair = options.repair !== false;
+  const out: ContextMessage[] = [];
+  for (const m of messages) {
+    if (m.isApiError) continue;
+    const prev = out[out.length - 1];
+    if (m.role === 'assistant' && prev?.role === 'assistant' && m.messageId && prev.messageId === m.messageId) {
+      out[out.length - 1] = { ...prev, content: [...prev.content, ...m.content], lines: [...prev.lines, ...m.lines] };
+      continue;
+    }
+    // a split line written after some of its results joins its reply (streaming tool execution)
+    const before = out[out.length - 2];
+    if (m.role === 'assistant' && m.messageId && prev?.role === 'user' && before?.role === 'assistant' && before.messageId === m.messageId && prev.content.every((b) => b.type === 'tool_result')) {
+      out[out.length - 2] = { ...before, content: [...before.content, ...m.content], lines: [...before.lines, ...m.lines] };
+      continue;
+    }
+    if (m.role === 'user' && prev?.role === 'user') {
+      out[out.length - 1] = mergeUser(prev, m);
+      continue;
+    }
+    out.push({ ...m, content: [...m.content], lines: [...m.lines] });
+  }
+  if (!repair) return out;
+
+  for (const m of out) {
+    if (m.role !== 'assistant') continue;
+    const c = m.content.filter((b) => !(b.type === 'text' && b.text === ''));
+    const firstTool = c.findIndex((b) => b.type === 'tool_use');
+    m.content = firstTool >= 0 && c.slice(firstTool).some((b) => b.type !== 'tool_use') ? [...c.filter((b) => b.type !== 'tool_use'), ...c.filter((b) => b.type === 'tool_use')] : c;
+  }
+  // orphan tool results go; a user message left empty becomes "(no content)"
+  const seenUses = new Set<string>();
+  for (const m of out) {
+    if (m.role === 'assistant') toolUseIds(m).forEach((id) => seenUses.add(id));
+    else if (m.content.some((b) => b.type === 'tool_result' && !seenUses.has(String(b.tool_use_id)))) {
+      m.content = m.content.filter((b) => b.type !== 'tool_result' || seenUses.has(String(b.tool_use_id)));
+      if (m.content.length === 0) m.content = [{ type: 'text', text: NO_CONTENT }];
+    }
+  }
+  // unanswered tool uses disappear from their reply
+  out.forEach((m, i) => {
+    if (m.role !== 'assistant') return;
+    const answered = new Set(out[i + 1]?.role === 'user' ? toolResultIds(out[i + 1]) : []);
+    if (m.content.some((b) => b.type === 'tool_use' && !answered.has(String(b.id)))) m.content = m.content.filter((b) => b.type !== 'tool_use' || answered.has(String(b.id)));
+  });
+  // thinking-only and whitespace-only replies are dropped; users around them merge
+  const kept = out.filter(
+    (m) => !(m.role === 'assistant' && m.content.length > 0 && m.content.every((b) => isThinking(b) || (b.type === 'text' && ['', NO_CONTENT].includes(String(b.text).trim())))),
+  );
+  const merged: ContextMessage[] = [];
+  for (const m of kept) {
+    const prev = merged[merged.length - 1];
+    if (m.role === 'user' && prev?.role === 'user') merged[merged.length - 1] = mergeUser(prev, m);
+    else merged.push(m);
+  }
+  const lastA = merged[merged.length - 1];
+  if (lastA?.role === 'assistant' && lastA.content.length > 0 && isThinking(lastA.content[lastA.content.length - 1]!)) {
+    let k = lastA.content.length;
+    while (k > 0 && isThinking(lastA.content[k - 1]!)) k--;
+    lastA.content = k ? lastA.content.slice(0, k) : [{ type: 'text', text: '[No message content]' }];
+  }
+  for (const m of merged) if (m.role === 'assistant' && m.content.length === 0) m.content = [{ type: 'text', text: NO_CONTENT }];
+  return merged;
+}
+
+/** The request's messages once the user sends `prompt` (the agent's system reminders not modelled). */
+export function withPrompt(messages: ContextMessage[], prompt: string): ContextMessage[] {
+  const next: ContextMessage = { role: 'user', content: [{ type: 'text', text: prompt }], lines: [], injected: true };
+  const last = messages[messages.length - 1];
+  if (last?.role === 'user') return [...messages.slice(0, -1), { ...last, content: [...last.content, ...next.content] }];
+  return [...messages, next];
+}
+
+/** Reconstructs the context from the index (reads only the loaded lines' content). */
 export async function reconstructClaudeContext(index: ClaudeIndex): Promise<ClaudeContext> {
-  const chain = selectChain(index);
-  const wanted = new Set(chain.chainLines);
+  const chain = selectClaudeChain(index);
+  const wanted = new Set(chain.lines);
   const values = new Map<number, ClaudeLine>();
   if (wanted.size > 0) {
     for await (const rec of readJsonl<ClaudeLine>(index.file, { onBadLine: 'yield' })) {
       if (rec.value && wanted.has(rec.raw.line)) values.set(rec.raw.line, rec.value);
     }
   }
-  const transcript = buildMessages(index, chain.chainLines, values);
-  return { ...chain, transcript, messages: normalizeForApi(transcript) };
+  const metaByLine = new Map(index.lines.map((m) => [m.line, m] as const));
+  const metas = chain.lines.map((l) => metaByLine.get(l)!).filter(Boolean);
+  const transcript = linesToMessages(metas, values);
+  let model: string | undefined;
+  for (const m of metas) {
+    const v = values.get(m.line);
+    if (m.kind === 'assistant' && !m.isApiError && typeof v?.message?.model === 'string') model = v.message.model;
+  }
+  const withRepairs = [...transcript, ...resumeRepairs(transcript)];
+  return {
+    messages: normalizeForApi(withRepairs),
+    strict: normalizeForApi(transcript, { repair: false }),
+    transcript,
+    ...(chain.leafLine !== undefined ? { leafLine: chain.leafLine } : {}),
+    chainLines: chain.lines,
+    missingParents: chain.missingParents,
+    ...(model ? { model } : {}),
+  };
 }

@@ -5,7 +5,7 @@
  */
 import { readJsonl, type ReadJsonlOptions } from '../../core/jsonl.js';
 import type { ParseError } from '../../errors.js';
-import { contentBlocks, lineKind, preservedUuids, type ClaudeLine, type ClaudeLineKind, type ToolResultBlock, type ToolUseBlock } from './types.js';
+import { contentBlocks, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ToolResultBlock, type ToolUseBlock } from './types.js';
 
 /** What pass 1 remembers about one line. */
 export interface LineMeta {
@@ -40,10 +40,14 @@ export interface LineMeta {
   hasToolUseResult: boolean;
   /** For summary lines. */
   leafUuid?: string;
-  /** For compact boundaries: uuids that survive. */
-  preserved?: string[];
+  /** For compact boundaries: what survives it. */
+  preserved?: PreservedSpec;
   /** Set when ctxvm already trimmed this line. */
   annotated: boolean;
+  /** `message.content` is an empty array (Claude Code skips such a line). */
+  emptyContent: boolean;
+  /** A `system` line marked display-only (never sent). */
+  isDisplayOnly: boolean;
 }
 
 export interface ClaudeIndex {
@@ -117,7 +121,9 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
     isSidechain: value.isSidechain === true,
     isMeta: value.isMeta === true,
     isCompactSummary: value.isCompactSummary === true,
-    isApiError: value.isApiErrorMessage === true,
+    isApiError: value.type === 'assistant' && (value.isApiErrorMessage === true || value.message?.model === '<synthetic>'),
+    emptyContent: Array.isArray(value.message?.content) && value.message.content.length === 0,
+    isDisplayOnly: value.isDisplayOnly === true,
     blockTypes,
     toolUses,
     toolResults,
@@ -133,7 +139,10 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
   if (typeof value.message?.role === 'string') meta.role = value.message.role;
   if (typeof value.timestamp === 'string') meta.timestamp = value.timestamp;
   if (typeof value.leafUuid === 'string') meta.leafUuid = value.leafUuid;
-  if (kind === 'system' && value.subtype === 'compact_boundary') meta.preserved = preservedUuids(value.compactMetadata);
+  if (kind === 'system' && value.subtype === 'compact_boundary') {
+    const spec = preservedSpec(value.compactMetadata);
+    if (spec) meta.preserved = spec;
+  }
   return meta;
 }
 

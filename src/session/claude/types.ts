@@ -77,6 +77,7 @@ export interface ClaudeLine {
   isCompactSummary?: boolean;
   isVisibleInTranscriptOnly?: boolean;
   isApiErrorMessage?: boolean;
+  isDisplayOnly?: boolean;
   agentId?: string;
   message?: ApiMessage;
   toolUseResult?: unknown;
@@ -116,10 +117,19 @@ export function contentBlocks(message: ApiMessage | undefined): ContentBlock[] {
   return Array.isArray(c) ? c : [];
 }
 
-/** The uuids a compact boundary says survive it. */
-export function preservedUuids(meta: CompactMetadata | undefined): string[] {
+/** What a compact boundary says survives it: listed uuids, or a segment walked from tail to head. */
+export interface PreservedSpec {
+  anchor?: string;
+  uuids?: string[];
+  segment?: { head: string; tail: string };
+}
+
+export function preservedSpec(meta: CompactMetadata | undefined): PreservedSpec | undefined {
   const p = meta?.preservedMessages;
-  if (!p) return [];
-  if (Array.isArray(p)) return p.filter((x): x is string => typeof x === 'string');
-  return [...(p.allUuids ?? []), ...(p.uuids ?? [])].filter((x): x is string => typeof x === 'string');
+  const strings = (xs: unknown) => (Array.isArray(xs) ? xs.filter((x): x is string => typeof x === 'string') : []);
+  if (Array.isArray(p)) return { uuids: strings(p) };
+  if (p && Array.isArray(p.uuids)) return { ...(p.anchorUuid ? { anchor: p.anchorUuid } : {}), uuids: strings(p.uuids) };
+  const seg = meta?.preservedSegment;
+  if (seg?.headUuid && seg.tailUuid) return { ...(seg.anchorUuid ? { anchor: seg.anchorUuid } : {}), segment: { head: seg.headUuid, tail: seg.tailUuid } };
+  return undefined;
 }

@@ -6,6 +6,7 @@
  */
 import type { ClaudeIndex, LineMeta } from '../claude/scan.js';
 import type { TrimPolicy } from './policy.js';
+import { resolvePreserved } from '../claude/chain.js';
 
 export type RemovalReason = 'before-compaction' | 'metadata' | 'thinking' | 'orphan-result';
 
@@ -20,8 +21,6 @@ export interface ClaudeTrimPlan {
   supersededReads: Set<string>;
   /** tool_use id → tool name and identifying input. */
   tools: Map<string, { name: string; target?: string }>;
-  /** Assistant message ids whose every block is thinking (stubbed, not removed, to keep the message). */
-  thinkingOnlyMessages: Set<string>;
   /** uuid of a removed line → the nearest kept ancestor (null at a root). */
   relink: Map<string, string | null>;
   /** Line number of an assistant line → tool_use ids on it answered by nobody but followed by more conversation. */
@@ -55,7 +54,9 @@ export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTr
   const vanishingToolUses = new Set<string>();
   const tools = new Map<string, { name: string; target?: string }>();
   const boundary = policy.dropBeforeCompaction ? index.lastBoundary : -1;
-  const preserved = new Set(boundary >= 0 ? (lines[boundary]!.preserved ?? []) : []);
+  const byUuid = new Map<string, LineMeta>();
+  for (const m of lines) if (m.uuid) byUuid.set(m.uuid, m);
+  const preserved = new Set(boundary >= 0 ? (resolvePreserved(lines[boundary], byUuid)?.uuids ?? []) : []);
   const protectedFromLine = protectedStart(lines, Math.max(0, boundary), policy.keepLastTurns);
 
   for (const m of lines) for (const u of m.toolUses) tools.set(u.id, { name: u.name, ...(u.target ? { target: u.target } : {}) });
@@ -73,30 +74,14 @@ export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTr
     if (!removed.has(m.line)) for (const u of m.toolUses) vanishingToolUses.delete(u.id);
   }
 
-  // 2. messages made only of thinking blocks keep one stub so the message itself survives
-  const blocksByMessage = new Map<string, string[]>();
-  for (const m of lines) {
-    if (m.kind !== 'assistant' || !m.messageId || removed.has(m.line)) continue;
-    const list = blocksByMessage.get(m.messageId) ?? [];
-    list.push(...m.blockTypes);
-    blocksByMessage.set(m.messageId, list);
-  }
-  const thinkingOnlyMessages = new Set<string>();
-  for (const [id, types] of blocksByMessage) if (types.length > 0 && types.every(isThinkingType)) thinkingOnlyMessages.add(id);
-
   // 3. per-line removals after the boundary
   for (let i = Math.max(0, boundary); i < lines.length; i++) {
     const m = lines[i]!;
     if (removed.has(m.line) || m.line >= protectedFromLine) continue;
     if (policy.metadataLines && (m.kind === 'file-history-snapshot' || m.kind === 'queue-operation' || m.kind === 'progress')) {
       removed.set(m.line, 'metadata');
-    } else if (
-      policy.thinking &&
-      m.kind === 'assistant' &&
-      m.blockTypes.length > 0 &&
-      m.blockTypes.every(isThinkingType) &&
-      !(m.messageId && thinkingOnlyMessages.has(m.messageId))
-    ) {
+    } else if (policy.thinking && m.kind === 'assistant' && m.blockTypes.length > 0 && m.blockTypes.every(isThinkingType)) {
+      // Claude Code drops a reply made only of thinking anyway, so removing the line keeps the structure
       removed.set(m.line, 'thinking');
     } else if (m.kind === 'user' && m.toolResults.length > 0 && m.blockTypes.length === m.toolResults.length && m.toolResults.every((r) => vanishingToolUses.has(r.toolUseId))) {
       removed.set(m.line, 'orphan-result');
@@ -137,5 +122,5 @@ export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTr
     unanswered.set(anchor, [...(unanswered.get(anchor) ?? []), ...open]);
   }
 
-  return { removed, protectedFromLine, vanishingToolUses, supersededReads, tools, thinkingOnlyMessages, relink, unanswered };
+  return { removed, protectedFromLine, vanishingToolUses, supersededReads, tools, relink, unanswered };
 }

@@ -175,11 +175,9 @@ export function transformClaudeLine(line: ClaudeLine, meta: LineMeta, ctx: Trans
       }
     } else if (line.type === 'assistant') {
       if ((block.type === 'thinking' || block.type === 'redacted_thinking') && policy.thinking) {
+        // earlier turns' thinking: the original stays in the store with the line (page-in by line)
         ctx.counters.thinking++;
-        const onlyThinking = meta.messageId !== undefined && plan.thinkingOnlyMessages.has(meta.messageId);
-        next = onlyThinking
-          ? { type: 'text', text: `[ctxvm paged out: thinking]\npage in: ctxvm session page-in ${payloadRef(ctx.originalHash, jsonPointer(['message', 'content', i]))}` }
-          : undefined;
+        next = undefined;
       } else if (block.type === 'tool_use') next = transformToolUse(block as ToolUseBlock, i, ctx);
     }
     if (next !== block) blocksChanged = true;

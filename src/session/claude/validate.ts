@@ -1,0 +1,129 @@
+/**
+ * Validator for Claude Code transcripts: the rules the Messages API and Claude Code's resume
+ * impose on the reconstructed context (see ../shared/DESIGN.md). Each finding names its rule and
+ * the file line it is about. Warnings are reported but do not make a file invalid.
+ */
+import type { ClaudeIndex } from './scan.js';
+import type { ClaudeContext, ContextMessage } from './context.js';
+import type { ContentBlock } from './types.js';
+
+export type FindingSeverity = 'error' | 'warning';
+
+export interface ValidationFinding {
+  rule: string;
+  /** 1-based file line the finding is about (0 when it concerns the whole file). */
+  line: number;
+  message: string;
+  severity: FindingSeverity;
+}
+
+/** Names and meanings of the rules, for `--help` and docs. */
+export const CLAUDE_RULES: Readonly<Record<string, string>> = {
+  'json-line': 'every line is a JSON object',
+  'parent-chain': "the resumed chain reaches a root: every parentUuid on it names a line in the file",
+  'dangling-parent': 'a parentUuid off the resumed chain names no line (warning)',
+  'empty-content': 'no message, text block or tool result on the chain is empty',
+  'role-order': 'the context starts with a user message and roles alternate after merging',
+  'tool-result-without-use': 'every tool_result answers a tool_use of the assistant message right before it',
+  'tool-use-without-result': 'every tool_use is answered in the next user message',
+  'tool-result-order': 'in a user message, tool_result blocks come before any other block',
+  'duplicate-tool-id': 'tool_use ids are unique in the context',
+  'thinking-signature': 'thinking blocks carry their signature',
+  'open-tool-use': 'the last message has tool calls without results; Claude Code marks them interrupted on resume (warning)',
+};
+
+function firstLine(m: ContextMessage | undefined): number {
+  return m?.lines[0] ?? 0;
+}
+
+function isEmptyBlock(b: ContentBlock): boolean {
+  if (b.type === 'text') return typeof b.text !== 'string' || b.text.length === 0;
+  return false;
+}
+
+/** Finds the line of the message block that holds `blockIndex` (messages merge several lines). */
+function lineOfBlock(index: ClaudeIndex, m: ContextMessage, blockIndex: number): number {
+  let seen = 0;
+  for (const line of m.lines) {
+    const meta = index.lines.find((x) => x.line === line);
+    const n = meta?.blockTypes.length ?? 1;
+    if (blockIndex < seen + n) return line;
+    seen += n;
+  }
+  return firstLine(m);
+}
+
+export function validateClaudeContext(index: ClaudeIndex, ctx: ClaudeContext): ValidationFinding[] {
+  // judge what the file says, not what the agent would repair on its own
+  const strict = ctx.strict;
+  const findings: ValidationFinding[] = [];
+  const add = (rule: string, line: number, message: string, severity: FindingSeverity = 'error') => findings.push({ rule, line, message, severity });
+
+  for (const bad of index.badLines) add('json-line', bad.line, bad.message);
+
+  const onChain = new Set(ctx.chainLines);
+  for (const miss of ctx.missingParents) {
+    if (miss.bridgedTo !== undefined) add('parent-chain', miss.line, `parentUuid ${miss.parentUuid} names no line; Claude Code bridges to line ${miss.bridgedTo} by timestamp`, 'warning');
+    else add('parent-chain', miss.line, `parentUuid ${miss.parentUuid} names no line in the file: the resumed conversation is cut here`);
+  }
+  const uuids = new Set(index.lines.map((m) => m.uuid).filter(Boolean));
+  for (const m of index.lines) {
+    if (typeof m.parentUuid === 'string' && !uuids.has(m.parentUuid) && !onChain.has(m.line) && !m.isSidechain) {
+      add('dangling-parent', m.line, `parentUuid ${m.parentUuid} names no line in the file`, 'warning');
+    }
+  }
+
+  const msgs = strict;
+  if (msgs.length > 0 && msgs[0]!.role !== 'user') add('role-order', firstLine(msgs[0]), 'the context starts with an assistant message');
+  const seenToolIds = new Map<string, number>();
+  msgs.forEach((m, i) => {
+    const line = firstLine(m);
+    if (m.content.length === 0) add('empty-content', line, `${m.role} message has no content`);
+    m.content.forEach((b, j) => {
+      if (isEmptyBlock(b)) add('empty-content', lineOfBlock(index, m, j), `${m.role} message has an empty text block`);
+      if (b.type === 'thinking' && (typeof b.signature !== 'string' || b.signature.length === 0)) {
+        add('thinking-signature', lineOfBlock(index, m, j), 'thinking block without a signature cannot be sent back to the API');
+      }
+    });
+    if (i > 0 && msgs[i - 1]!.role === m.role) add('role-order', line, `two ${m.role} messages in a row after merging`);
+
+    if (m.role === 'assistant') {
+      const uses = m.content.filter((b) => b.type === 'tool_use').map((b) => String(b.id));
+      for (const id of uses) {
+        if (seenToolIds.has(id)) add('duplicate-tool-id', line, `tool_use id ${id} already used at line ${seenToolIds.get(id)}`);
+        seenToolIds.set(id, line);
+      }
+      const next = msgs[i + 1];
+      if (uses.length > 0) {
+        if (!next) {
+          add('open-tool-use', line, `${uses.length} tool call(s) at the end have no result; Claude Code marks them interrupted on resume`, 'warning');
+        } else {
+          const answered = new Set(next.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)));
+          for (const id of uses) if (!answered.has(id)) add('tool-use-without-result', line, `tool_use ${id} is not answered in the next message (line ${firstLine(next)})`);
+        }
+      }
+    } else {
+      const prev = msgs[i - 1];
+      const uses = new Set(prev?.role === 'assistant' ? prev.content.filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : []);
+      let sawOther = false;
+      m.content.forEach((b, j) => {
+        if (b.type !== 'tool_result') {
+          sawOther = true;
+          return;
+        }
+        const at = lineOfBlock(index, m, j);
+        if (!uses.has(String(b.tool_use_id))) add('tool-result-without-use', at, `tool_result for ${String(b.tool_use_id)} answers no tool_use of the previous assistant message`);
+        if (sawOther) add('tool-result-order', at, 'tool_result after other content in the same user message');
+        const c = b.content;
+        if (c !== undefined && ((typeof c === 'string' && c.length === 0 && !b.is_error) || (Array.isArray(c) && c.length === 0))) {
+          // an empty tool_result content is legal for the API; Claude Code writes "" for silent commands
+        }
+      });
+    }
+  });
+  return findings;
+}
+
+export function isValid(findings: ValidationFinding[]): boolean {
+  return !findings.some((f) => f.severity === 'error');
+}
