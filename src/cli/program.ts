@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { CtxvmError } from '../errors.js';
 import { createCommandContext, type CliIo, type CommandContext } from './io.js';
 import { registerDemo } from './commands/demo.js';
+import { registerSession } from './commands/session.js';
 import { PACKAGE_VERSION } from './version.js';
 
 export const EXIT_OK = 0;
@@ -36,6 +37,7 @@ export function buildProgram(ctx: CommandContext): Command {
     })
     .exitOverride();
   registerDemo(program, ctx);
+  registerSession(program, ctx);
   // every subcommand inherits the output routing and the exit override
   const wire = (cmd: Command) => {
     cmd.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });

@@ -7,15 +7,10 @@ import type { ClaudeIndex } from './scan.js';
 import type { ClaudeContext, ContextMessage } from './context.js';
 import type { ContentBlock } from './types.js';
 
-export type FindingSeverity = 'error' | 'warning';
+import type { ValidationFinding } from '../driver.js';
 
-export interface ValidationFinding {
-  rule: string;
-  /** 1-based file line the finding is about (0 when it concerns the whole file). */
-  line: number;
-  message: string;
-  severity: FindingSeverity;
-}
+export type { ValidationFinding };
+export type FindingSeverity = ValidationFinding['severity'];
 
 /** Names and meanings of the rules, for `--help` and docs. */
 export const CLAUDE_RULES: Readonly<Record<string, string>> = {

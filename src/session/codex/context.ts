@@ -49,6 +49,8 @@ export interface CodexContextItem {
   synthetic?: 'aborted';
   /** The summary message built from a `compacted` line without replacement history. */
   compactionSummary?: true;
+  /** Came from a `compacted` line's replacement_history (sent as recorded: never truncated). */
+  replacement?: true;
   /** Set when Codex middle-truncates this output: its original size in bytes. */
   truncatedFromBytes?: number;
 }
@@ -86,7 +88,7 @@ export function createCodexHistoryBuilder(): CodexHistoryBuilder {
       } else if (value.type === 'compacted') {
         lastCompactedLine = line;
         if (Array.isArray(p.replacement_history)) {
-          history = (p.replacement_history as CodexItem[]).filter((it) => it && typeof it === 'object').map((item) => ({ item, line }));
+          history = (p.replacement_history as CodexItem[]).filter((it) => it && typeof it === 'object').map((item) => ({ item, line, replacement: true as const }));
         } else {
           const summary: CodexItem = { type: 'message', role: 'user', content: [{ type: 'input_text', text: typeof p.message === 'string' ? p.message : '' }] };
           history = [...history.filter((x) => isUserTurnItem(x.item)), { item: summary, line, compactionSummary: true }];
@@ -109,7 +111,7 @@ export function createCodexHistoryBuilder(): CodexHistoryBuilder {
 function asSent(x: CodexContextItem): CodexContextItem {
   let item = x.item;
   let truncatedFromBytes: number | undefined;
-  if (isOutputType(item.type) && typeof item.output === 'string') {
+  if (isOutputType(item.type) && typeof item.output === 'string' && !x.replacement) {
     const out = truncateCodexOutput(item.output);
     if (out !== item.output) {
       truncatedFromBytes = Buffer.byteLength(item.output, 'utf8');

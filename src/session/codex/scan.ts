@@ -21,6 +21,14 @@ import {
   type CodexLineKind,
 } from './types.js';
 
+/** What pass 1 remembers about one item of a `compacted` line's replacement_history. */
+export interface ReplacementItemMeta {
+  type: string;
+  role?: string;
+  callId?: string;
+  isUserTurn: boolean;
+}
+
 /** State of a reasoning item's `encrypted_content`. */
 export type EncryptedState = 'present' | 'empty' | 'null' | 'missing';
 
@@ -64,8 +72,8 @@ export interface CodexLineMeta {
   encrypted?: EncryptedState;
   /** `thread_rolled_back` events: turns dropped. */
   numTurns?: number;
-  /** `compacted` lines: whether they carry `replacement_history`. */
-  hasReplacementHistory?: boolean;
+  /** `compacted` lines: the shape of `replacement_history`, when present (it replaces all history). */
+  replacement?: ReplacementItemMeta[];
   /** `session_meta` lines: `payload.id`. */
   sessionId?: string;
   /** Set when ctxvm already trimmed this line. */
@@ -156,7 +164,16 @@ export function describeCodexLine(value: CodexLine, line: number, byteOffset: nu
   if (kind === 'response_item' && meta.payloadType) describeItem(payload as CodexItem, meta);
   else if (kind === 'session_meta' && typeof payload.id === 'string') meta.sessionId = payload.id;
   else if (kind === 'event_msg' && meta.payloadType === 'thread_rolled_back') meta.numTurns = typeof payload.num_turns === 'number' ? payload.num_turns : 0;
-  else if (kind === 'compacted') meta.hasReplacementHistory = Array.isArray(payload.replacement_history);
+  else if (kind === 'compacted' && Array.isArray(payload.replacement_history)) {
+    meta.replacement = (payload.replacement_history as unknown[])
+      .filter((it): it is CodexItem => !!it && typeof it === 'object' && !Array.isArray(it))
+      .map((it) => ({
+        type: String(it.type),
+        ...(typeof it.role === 'string' ? { role: it.role } : {}),
+        ...(typeof it.call_id === 'string' ? { callId: it.call_id } : {}),
+        isUserTurn: isUserTurnItem(it),
+      }));
+  }
   return meta;
 }
 

@@ -1,0 +1,127 @@
+/** `ctxvm session trim|validate|analyze|restore|page-in`. */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import { createFsObjectStore } from '../../store/drivers/objects-fs.js';
+import { analyzeSession, trimSession, validateSession } from '../../session/session.js';
+import { restoreSession } from '../../session/trim/restore.js';
+import { pageIn } from '../../session/trim/page-in.js';
+import { TOKEN_CATEGORIES } from '../../session/context-model.js';
+import type { CommandContext } from '../io.js';
+import { createProgress } from '../progress.js';
+import { ExitCode, withJson } from '../program.js';
+import { formatBytes, formatInt, formatPercent, table } from '../format.js';
+
+function intOption(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
+export function registerSession(program: Command, ctx: CommandContext): void {
+  const session = program.command('session').description('inspect, trim, restore and page in one session file (Claude Code or Codex)');
+  const store = () => createFsObjectStore({ root: ctx.config().objectsDir });
+
+  withJson(session.command('trim'))
+    .description('page bulky payloads out behind stubs; user and assistant text stay verbatim; restorable byte for byte')
+    .argument('<in>', 'session file (.jsonl)')
+    .requiredOption('-o, --output <out>', 'where to write the trimmed session (atomically; the input is never modified)')
+    .option('--threshold <tokens>', 'page out tool results above this many tokens (default 200)', intOption('--threshold'))
+    .option('--keep-turns <n>', 'leave the last N model round trips untouched (default 2)', intOption('--keep-turns'))
+    .option('--no-thinking', 'keep thinking blocks')
+    .option('--no-images', 'keep images')
+    .option('--keep-errors <bool>', 'keep error tool results whatever their size (default true)')
+    .action(async (input: string, opts: { output: string; json?: boolean; threshold?: number; keepTurns?: number; thinking: boolean; images: boolean }) => {
+      const progress = createProgress(ctx.io.stderr, { label: 'trim', total: 0 });
+      const report = await trimSession({
+        input: resolve(ctx.io.cwd, input),
+        output: resolve(ctx.io.cwd, opts.output),
+        store: store(),
+        policy: {
+          ...(opts.threshold !== undefined ? { toolResultTokens: opts.threshold, toolInputTokens: opts.threshold } : {}),
+          ...(opts.keepTurns !== undefined ? { keepLastTurns: opts.keepTurns } : {}),
+          thinking: opts.thinking,
+          images: opts.images,
+        },
+        onProgress: (done) => progress.update(done),
+      });
+      progress.done();
+      if (opts.json) return ctx.printJson(report);
+      ctx.print(
+        [
+          `trimmed ${input} → ${opts.output}`,
+          `  tokens  ${formatInt(report.input.tokens ?? 0)} → ${formatInt(report.output.tokens ?? 0)}  (−${formatPercent(report.reduction ?? 0)}, ${report.tokenizer})`,
+          `  bytes   ${formatBytes(report.input.bytes)} → ${formatBytes(report.output.bytes)}`,
+          `  paged out: ${Object.entries(report.pagedOut).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}; ${report.removedLines} lines removed`,
+          `  valid: yes (checked before writing)`,
+          `  undo: ctxvm session restore ${opts.output} -o <original.jsonl>`,
+        ].join('\n'),
+      );
+    });
+
+  withJson(session.command('validate'))
+    .description('check a session against the API and resume rules; exit 1 when invalid')
+    .argument('<file>', 'session file (.jsonl)')
+    .action(async (file: string, opts: { json?: boolean }) => {
+      const report = await validateSession(resolve(ctx.io.cwd, file));
+      if (opts.json) ctx.printJson(report);
+      else {
+        for (const e of report.errors) ctx.print(`${file}:${e.line}: error: ${e.message} [${e.rule}]`);
+        for (const w of report.warnings) ctx.print(`${file}:${w.line}: warning: ${w.message} [${w.rule}]`);
+        ctx.print(report.valid ? `valid: ${report.agent} session, ${report.messages} messages${report.warnings.length ? `, ${report.warnings.length} warning(s)` : ''}` : `invalid: ${report.errors.length} error(s)`);
+      }
+      if (!report.valid) throw new ExitCode(1);
+    });
+
+  withJson(session.command('analyze'))
+    .description('token composition of what the agent sends on resume, and the prompt-caching economics of trimming it')
+    .argument('<file>', 'session file (.jsonl)')
+    .option('--turns <n>', 'model calls to simulate after resuming (default 30)', intOption('--turns'))
+    .option('--model <name>', 'price as this model (default: the session\'s own)')
+    .action(async (file: string, opts: { json?: boolean; turns?: number; model?: string }) => {
+      const r = await analyzeSession(resolve(ctx.io.cwd, file), { ...(opts.turns ? { turns: opts.turns } : {}), ...(opts.model ? { model: opts.model } : {}) });
+      if (opts.json) return ctx.printJson(r);
+      ctx.print(`${r.agent} session, ${r.messages} messages, model ${r.model ?? 'unknown'}; tokens by ${r.tokenizer}`);
+      ctx.print(
+        table(
+          ['category', 'now', 'after trim'],
+          [...TOKEN_CATEGORIES.map((c) => [c, formatInt(r.breakdown[c]), formatInt(r.trimmed.breakdown[c])]), ['total', formatInt(r.tokens), `${formatInt(r.trimmed.tokens)} (−${formatPercent(r.trimmed.reduction)})`]],
+        ),
+      );
+      ctx.print(`\nprompt caching (${r.cache.model}${r.cache.priced ? '' : ', unknown model: Sonnet prices'}; +${formatInt(r.cache.growthTokensPerTurn)} in / ${formatInt(r.cache.outputTokensPerTurn)} out tokens per call):`);
+      ctx.print(
+        table(
+          ['ttl', 'untrimmed cache', 'cold-start cost', 'saving per call', 'break-even call', 'hit rate (untrimmed→trimmed)'],
+          r.cache.scenarios.map((s) => [
+            s.ttl,
+            s.untrimmedCacheWarm ? 'warm' : 'cold',
+            `$${s.coldStartCostUsd.toFixed(4)}`,
+            `$${s.perTurnSavingUsd.toFixed(4)}`,
+            s.breakEvenTurn === null ? 'never' : String(s.breakEvenTurn),
+            `${formatPercent(s.hitRate.untrimmed)} → ${formatPercent(s.hitRate.trimmed)}`,
+          ]),
+        ),
+      );
+    });
+
+  withJson(session.command('restore'))
+    .description('rebuild the original session byte for byte from a trimmed one and the object store')
+    .argument('<trimmed>', 'trimmed session file')
+    .requiredOption('-o, --output <out>', 'where to write the original (atomically)')
+    .action(async (input: string, opts: { output: string; json?: boolean }) => {
+      const r = await restoreSession({ input: resolve(ctx.io.cwd, input), output: resolve(ctx.io.cwd, opts.output), store: store() });
+      if (opts.json) return ctx.printJson({ output: opts.output, ...r });
+      ctx.print(r.wasTrimmed ? `restored ${opts.output}: ${r.restoredLines} lines back from the store, ${formatBytes(r.bytes)}` : `${input} was not trimmed by ctxvm; copied it to ${opts.output}`);
+    });
+
+  withJson(session.command('page-in'))
+    .description('print one paged-out payload by the reference in its stub (ctxvm:<hash>#<pointer>)')
+    .argument('<ref>', 'reference from a stub')
+    .action(async (ref: string, opts: { json?: boolean }) => {
+      const p = await pageIn(store(), ref);
+      if (opts.json) return ctx.printJson({ ref, hash: p.hash, pointer: p.pointer, kind: p.kind, content: p.content });
+      ctx.io.stdout.write(p.text.endsWith('\n') ? p.text : p.text + '\n');
+    });
+}

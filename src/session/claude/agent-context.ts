@@ -1,0 +1,44 @@
+/** Claude messages → the agent-neutral AgentContext (token categories per block). */
+import type { AgentContext, ContextEntry, ContextPart } from '../context-model.js';
+import type { ClaudeContext, ContextMessage } from './context.js';
+import type { ContentBlock } from './types.js';
+
+function blockParts(block: ContentBlock, message: ContextMessage): ContextPart[] {
+  const role = message.role;
+  switch (block.type) {
+    case 'text':
+      if (message.injected || message.isCompactSummary) return [{ category: 'system', text: String(block.text ?? '') }];
+      return [{ category: role === 'user' ? 'userText' : 'assistantText', text: String(block.text ?? '') }];
+    case 'image':
+      return [{ category: 'image', text: String((block.source as { data?: unknown } | undefined)?.data ?? '') }];
+    case 'thinking':
+      return [{ category: 'thinking', text: String(block.thinking ?? '') }];
+    case 'redacted_thinking':
+      return [{ category: 'thinking', text: String(block.data ?? '') }];
+    case 'tool_use':
+      return [{ category: 'toolInput', text: `${String(block.name)} ${JSON.stringify(block.input ?? {})}` }];
+    case 'tool_result': {
+      const c = block.content;
+      if (typeof c === 'string') return [{ category: 'toolResult', text: c }];
+      if (!Array.isArray(c)) return [{ category: 'toolResult', text: '' }];
+      return c.map(
+        (inner): ContextPart =>
+          inner.type === 'image'
+            ? { category: 'image', text: String((inner.source as { data?: unknown } | undefined)?.data ?? '') }
+            : { category: 'toolResult', text: inner.type === 'text' ? String(inner.text ?? '') : JSON.stringify(inner) },
+      );
+    }
+    default:
+      return [{ category: 'system', text: JSON.stringify(block) }];
+  }
+}
+
+export function claudeAgentContext(ctx: ClaudeContext): AgentContext {
+  const entries: ContextEntry[] = ctx.messages.map((m) => ({
+    role: m.role,
+    line: m.lines[0] ?? 0,
+    parts: m.content.flatMap((b) => blockParts(b, m)),
+    ...(m.injected ? { injected: true } : {}),
+  }));
+  return { agent: 'claude', entries, ...(ctx.model ? { model: ctx.model } : {}) };
+}

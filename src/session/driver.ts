@@ -1,0 +1,58 @@
+/**
+ * One interface per agent format, so commands and the library treat Claude Code and Codex
+ * sessions alike: load (reconstruct + validate) and trim.
+ */
+import type { ObjectStore } from '../store/object-store.js';
+import type { TokenCounter } from '../text/tokens.js';
+import type { AgentContext, AgentKind } from './context-model.js';
+import type { TrimPolicy } from './trim/policy.js';
+
+export interface ValidationFinding {
+  rule: string;
+  /** 1-based file line (0 when it concerns the whole file). */
+  line: number;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+export interface LoadedSession {
+  agent: AgentKind;
+  file: string;
+  sessionId?: string;
+  cwd?: string;
+  context: AgentContext;
+  findings: ValidationFinding[];
+  /** Lines in the file (JSON and bad ones; blank lines not counted). */
+  lines: number;
+  bytes: number;
+}
+
+export interface DriverTrimInput {
+  input: string;
+  output: string;
+  store: ObjectStore;
+  policy: TrimPolicy;
+  tokens: TokenCounter;
+  check?: (tempPath: string) => Promise<string[]>;
+  onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
+  signal?: AbortSignal;
+}
+
+export interface DriverTrimStats {
+  inputBytes: number;
+  inputLines: number;
+  outputBytes: number;
+  outputLines: number;
+  removedLines: number;
+  changedLines: number;
+  objects: number;
+  pagedOutBytes: number;
+  counters: Record<string, number>;
+  holder: string;
+}
+
+export interface SessionDriver {
+  readonly agent: AgentKind;
+  load(file: string, options?: { signal?: AbortSignal }): Promise<LoadedSession>;
+  trim(input: DriverTrimInput): Promise<DriverTrimStats>;
+}

@@ -1,0 +1,224 @@
+/**
+ * The sessions engine's library API: detect the agent of a session file, then validate, analyze,
+ * trim, restore and page in — the same calls for Claude Code and Codex files.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readJsonl } from '../core/jsonl.js';
+import { CtxvmError } from '../errors.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { createFsObjectStore } from '../store/drivers/objects-fs.js';
+import { createTokenCounter, type TokenCounter } from '../text/tokens.js';
+import { cacheScenarios, type CacheScenario } from './cache-model.js';
+import { claudeDriver } from './claude/driver.js';
+import type { AgentKind, TokenCategory } from './context-model.js';
+import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding } from './driver.js';
+import { priceFor } from './pricing.js';
+import { countContextTokens, type TokenBreakdown } from './token-breakdown.js';
+import { resolvePolicy, type TrimPolicy } from './trim/policy.js';
+
+const drivers = new Map<AgentKind, SessionDriver>([['claude', claudeDriver]]);
+
+/** Registers the driver for an agent format (the Codex driver registers itself on import). */
+export function registerSessionDriver(driver: SessionDriver): void {
+  drivers.set(driver.agent, driver);
+}
+
+/** Tells a Codex rollout from a Claude Code transcript by its first JSON line. */
+export async function detectAgent(file: string): Promise<AgentKind> {
+  for await (const rec of readJsonl<Record<string, unknown>>(file, { onBadLine: 'yield' })) {
+    if (rec.error) throw rec.error;
+    const v = rec.value;
+    if (!v || typeof v !== 'object') continue;
+    if ('payload' in v && typeof v.type === 'string' && ('timestamp' in v || v.type === 'session_meta')) return 'codex';
+    return 'claude';
+  }
+  throw new CtxvmError('E_PARSE', `${file}: empty file, not a session`, { hint: 'pass a Claude Code .jsonl transcript or a Codex rollout-*.jsonl' });
+}
+
+export function driverFor(agent: AgentKind): SessionDriver {
+  const d = drivers.get(agent);
+  if (!d) throw new CtxvmError('E_UNSUPPORTED', `${agent} sessions are not supported in this build`);
+  return d;
+}
+
+export async function loadSession(file: string): Promise<LoadedSession> {
+  return driverFor(await detectAgent(file)).load(file);
+}
+
+export interface ValidationReport {
+  agent: AgentKind;
+  file: string;
+  valid: boolean;
+  /** Problems that make the file invalid: each with its rule, line and message. */
+  errors: Omit<ValidationFinding, 'severity'>[];
+  /** Things the agent repairs or tolerates on its own. */
+  warnings: Omit<ValidationFinding, 'severity'>[];
+  messages: number;
+}
+
+const strip = ({ severity: _s, ...f }: ValidationFinding) => f;
+
+export async function validateSession(file: string): Promise<ValidationReport> {
+  const s = await loadSession(file);
+  const errors = s.findings.filter((f) => f.severity === 'error').map(strip);
+  return { agent: s.agent, file, valid: errors.length === 0, errors, warnings: s.findings.filter((f) => f.severity === 'warning').map(strip), messages: s.context.entries.length };
+}
+
+export interface SessionServices {
+  store: ObjectStore;
+  /** Defaults to o200k_base calibrated for the session's model. */
+  tokens?: TokenCounter;
+}
+
+export interface TrimSessionOptions extends SessionServices {
+  input: string;
+  output: string;
+  policy?: Partial<TrimPolicy>;
+  /** Count tokens of the contexts before and after (default true; off for raw throughput). */
+  measure?: boolean;
+  onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
+  signal?: AbortSignal;
+}
+
+export interface TrimReport {
+  agent: AgentKind;
+  input: { path: string; bytes: number; lines: number; tokens?: number };
+  output: { path: string; bytes: number; lines: number; tokens?: number };
+  /** Share of the context's tokens removed (0..1), on the reconstructed contexts. */
+  reduction?: number;
+  valid: boolean;
+  tokenizer?: string;
+  pagedOut: Record<string, number>;
+  removedLines: number;
+  changedLines: number;
+  objects: number;
+  pagedOutBytes: number;
+  /** Holder id of the paged-out objects in the store. */
+  holder: string;
+}
+
+function counterFor(services: SessionServices, model: string | undefined): TokenCounter {
+  return services.tokens ?? createTokenCounter(model ? { model } : {});
+}
+
+/** Trims a session file into `output` (atomically), validating the result before it is written. */
+export async function trimSession(options: TrimSessionOptions): Promise<TrimReport> {
+  const agent = await detectAgent(options.input);
+  const driver = driverFor(agent);
+  const policy = resolvePolicy(options.policy);
+  const check = async (temp: string) => {
+    const loaded = await driver.load(temp);
+    return loaded.findings.filter((f) => f.severity === 'error').map((f) => `line ${f.line}: ${f.rule}: ${f.message}`);
+  };
+  const tokens = options.tokens ?? createTokenCounter();
+  const stats: DriverTrimStats = await driver.trim({
+    input: options.input,
+    output: options.output,
+    store: options.store,
+    policy,
+    tokens,
+    check,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const report: TrimReport = {
+    agent,
+    input: { path: options.input, bytes: stats.inputBytes, lines: stats.inputLines },
+    output: { path: options.output, bytes: stats.outputBytes, lines: stats.outputLines },
+    valid: true,
+    pagedOut: stats.counters,
+    removedLines: stats.removedLines,
+    changedLines: stats.changedLines,
+    objects: stats.objects,
+    pagedOutBytes: stats.pagedOutBytes,
+    holder: stats.holder,
+  };
+  if (options.measure !== false) {
+    const before = await driver.load(options.input);
+    const after = await driver.load(options.output);
+    const counter = counterFor(options, before.context.model);
+    const b = countContextTokens(before.context, counter).tokens;
+    const a = countContextTokens(after.context, counter).tokens;
+    report.input.tokens = b;
+    report.output.tokens = a;
+    report.reduction = b > 0 ? Math.round((1 - a / b) * 10_000) / 10_000 : 0;
+    report.tokenizer = counter.name;
+  }
+  return report;
+}
+
+export interface AnalyzeOptions {
+  /** Store for the dry-run trim (default: a temporary one, discarded). */
+  store?: ObjectStore;
+  tokens?: TokenCounter;
+  policy?: Partial<TrimPolicy>;
+  /** Model calls simulated by the cache model (default 30). */
+  turns?: number;
+  /** Price as if the session ran on this model (default: the session's own). */
+  model?: string;
+}
+
+export interface AnalyzeReport {
+  agent: AgentKind;
+  file: string;
+  model?: string;
+  messages: number;
+  tokens: number;
+  breakdown: Record<TokenCategory, number>;
+  tokenizer: string;
+  perMessage: TokenBreakdown['perEntry'];
+  trimmed: { tokens: number; breakdown: Record<TokenCategory, number>; reduction: number };
+  cache: {
+    model: string;
+    priced: boolean;
+    prices: { input: number; cacheWrite5m: number; cacheWrite1h: number; cacheRead: number; output: number; unit: 'USD/MTok' };
+    growthTokensPerTurn: number;
+    outputTokensPerTurn: number;
+    scenarios: CacheScenario[];
+  };
+  findings: { errors: number; warnings: number };
+}
+
+/** Token composition of the context, what trimming would save, and the prompt-caching economics. */
+export async function analyzeSession(file: string, options: AnalyzeOptions = {}): Promise<AnalyzeReport> {
+  const loaded = await loadSession(file);
+  const counter = options.tokens ?? createTokenCounter(loaded.context.model ? { model: loaded.context.model } : {});
+  const before = countContextTokens(loaded.context, counter);
+  const dir = await mkdtemp(join(tmpdir(), 'ctxvm-analyze-'));
+  try {
+    const store = options.store ?? createFsObjectStore({ root: join(dir, 'objects') });
+    const out = join(dir, 'trimmed.jsonl');
+    await driverFor(loaded.agent).trim({ input: file, output: out, store, policy: resolvePolicy(options.policy), tokens: counter });
+    const after = countContextTokens((await driverFor(loaded.agent).load(out)).context, counter);
+    const assistantTurns = before.perEntry.filter((e) => e.role === 'assistant' && !e.injected);
+    const output = assistantTurns.length ? Math.round(assistantTurns.reduce((s, e) => s + e.tokens, 0) / assistantTurns.length) : 0;
+    const userTurns = before.perEntry.filter((e) => e.role === 'user' && !e.injected);
+    const growth = userTurns.length ? Math.round(userTurns.reduce((s, e) => s + e.tokens, 0) / userTurns.length) : 0;
+    const model = options.model ?? loaded.context.model;
+    const price = priceFor(model);
+    return {
+      agent: loaded.agent,
+      file,
+      ...(loaded.context.model ? { model: loaded.context.model } : {}),
+      messages: loaded.context.entries.length,
+      tokens: before.tokens,
+      breakdown: before.breakdown,
+      tokenizer: before.method,
+      perMessage: before.perEntry,
+      trimmed: { tokens: after.tokens, breakdown: after.breakdown, reduction: before.tokens ? Math.round((1 - after.tokens / before.tokens) * 10_000) / 10_000 : 0 },
+      cache: {
+        model: model ?? 'unknown',
+        priced: price.matched,
+        prices: { input: price.input, cacheWrite5m: price.cacheWrite5m, cacheWrite1h: price.cacheWrite1h, cacheRead: price.cacheRead, output: price.output, unit: 'USD/MTok' },
+        growthTokensPerTurn: growth,
+        outputTokensPerTurn: output,
+        scenarios: cacheScenarios({ beforeTokens: before.tokens, afterTokens: after.tokens, growthTokens: growth, outputTokens: output, price, ...(options.turns ? { turns: options.turns } : {}) }),
+      },
+      findings: { errors: loaded.findings.filter((f) => f.severity === 'error').length, warnings: loaded.findings.filter((f) => f.severity === 'warning').length },
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
