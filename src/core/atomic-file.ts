@@ -32,6 +32,11 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Create missing parent directories (default true). */
   mkdirs?: boolean;
+  /**
+   * fsync the file and its directory before returning (default true). Bulk writers turn it off
+   * and make a batch durable at once (see `syncPaths`); the rename is atomic either way.
+   */
+  sync?: boolean;
 }
 
 /** An open atomic write. Nothing is visible at the target path until `commit()` resolves. */
@@ -107,7 +112,7 @@ export async function createAtomicWriter(target: string, options: AtomicWriteOpt
       closed = true;
       try {
         await flush();
-        await handle.sync();
+        if (options.sync !== false) await handle.sync();
         await handle.close();
         await rename(tempPath, target);
       } catch (cause) {
@@ -115,7 +120,7 @@ export async function createAtomicWriter(target: string, options: AtomicWriteOpt
         await rm(tempPath, { force: true });
         throw ioError('write', target, cause);
       }
-      await fsyncDirectory(dirname(target));
+      if (options.sync !== false) await fsyncDirectory(dirname(target));
     },
     async abort() {
       if (!closed) {
@@ -126,6 +131,37 @@ export async function createAtomicWriter(target: string, options: AtomicWriteOpt
     },
   };
   return writer;
+}
+
+/**
+ * Makes files written with `sync: false` durable: one `syncfs` of their file system via
+ * `sync -f` where coreutils has it, else an fsync of each file and directory.
+ */
+export async function syncPaths(files: Iterable<string>, anyPathOnTheFileSystem: string): Promise<void> {
+  const list = [...new Set(files)];
+  if (list.length === 0) return;
+  const { execFile } = await import('node:child_process');
+  const viaSyncfs = await new Promise<boolean>((resolveSync) => {
+    execFile('sync', ['-f', anyPathOnTheFileSystem], (error) => resolveSync(!error));
+  });
+  if (viaSyncfs) return;
+  const dirs = new Set(list.map((f) => dirname(f)));
+  const targets = [...list, ...dirs];
+  for (let i = 0; i < targets.length; i += 16) {
+    await Promise.all(
+      targets.slice(i, i + 16).map(async (path) => {
+        let handle: FileHandle | undefined;
+        try {
+          handle = await open(path, 'r');
+          await handle.sync();
+        } catch {
+          // removed meanwhile (gc, dedup) or a directory the file system will not fsync
+        } finally {
+          await handle?.close();
+        }
+      }),
+    );
+  }
 }
 
 /** Writes `data` to `target` atomically (temp file, fsync, rename). */

@@ -166,6 +166,8 @@ export interface ReadJsonlOptions extends LineSourceOptions {
   onBadLine?: 'throw' | 'yield';
   /** Yield blank lines too (as records without value or error); default false (they are skipped). */
   includeBlank?: boolean;
+  /** Parser for one line (default `JSON.parse` of its text); e.g. a skimming parser for indexes. */
+  parse?: (raw: RawLine) => unknown;
 }
 
 /** Describes a JSON.parse failure in words a user can act on. */
@@ -191,10 +193,11 @@ export function badLineError(name: string, raw: RawLine, isLast: boolean, cause:
 export async function* parseJsonlLines<T = unknown>(lines: AsyncIterable<RawLine>, name: string, options: ReadJsonlOptions = {}): AsyncGenerator<JsonlRecord<T>> {
   // Look one line ahead so a parse failure on the final unterminated line can be called "truncated".
   let pending: RawLine | undefined;
+  const parse = options.parse ?? ((raw: RawLine) => JSON.parse(raw.text) as unknown);
   const emit = (raw: RawLine, isLast: boolean): JsonlRecord<T> | undefined => {
     if (raw.isBlank) return options.includeBlank ? { raw } : undefined;
     try {
-      return { raw, value: JSON.parse(raw.text) as T };
+      return { raw, value: parse(raw) as T };
     } catch (cause) {
       const error = badLineError(name, raw, isLast, cause);
       if (options.onBadLine === 'yield') return { raw, error };

@@ -22,7 +22,7 @@ function intOption(name: string) {
 
 export function registerSession(program: Command, ctx: CommandContext): void {
   const session = program.command('session').description('inspect, trim, restore and page in one session file (Claude Code or Codex)');
-  const store = () => createFsObjectStore({ root: ctx.config().objectsDir });
+  const store = () => createFsObjectStore({ root: ctx.config().objectsDir, durability: 'deferred' });
 
   withJson(session.command('trim'))
     .description('page bulky payloads out behind stubs; user and assistant text stay verbatim; restorable byte for byte')

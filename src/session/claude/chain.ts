@@ -10,7 +10,11 @@ import type { ClaudeIndex, LineMeta } from './scan.js';
 export const PARENT_BRIDGE_MS = 5000;
 
 export interface ClaudeChain {
-  /** File lines (1-based) Claude Code loads, in file order. */
+  /**
+   * File lines (1-based) Claude Code loads, in the order it sends them: file order, except that
+   * preserved messages follow their anchor (§1.2.3). A repeated uuid is listed once, at the
+   * position of its first occurrence, by the line of its last occurrence (whose content is used).
+   */
   lines: number[];
   /** The leaf line the walk started from. */
   leafLine?: number;
@@ -48,14 +52,24 @@ export function resolvePreserved(boundary: LineMeta | undefined, byUuid: Map<str
 }
 
 export function selectClaudeChain(index: ClaudeIndex): ClaudeChain {
-  // a repeated uuid keeps its first position and its last content
+  // a repeated uuid keeps the position of its first occurrence and the content of its last (§1.1.2)
   const byUuidAll = new Map<string, LineMeta>();
   for (const m of index.lines) if (m.uuid) byUuidAll.set(m.uuid, m);
+  const entries: LineMeta[] = [];
+  const placed = new Set<string>();
+  for (const m of index.lines) {
+    if (!m.uuid) entries.push(m);
+    else if (!placed.has(m.uuid)) {
+      placed.add(m.uuid);
+      entries.push(byUuidAll.get(m.uuid)!);
+    }
+  }
 
-  const boundaryAt = index.lastBoundary;
-  const kept = boundaryAt >= 0 ? resolvePreserved(index.lines[boundaryAt], byUuidAll) : undefined;
+  let boundaryAt = -1;
+  for (let i = entries.length - 1; i >= 0 && boundaryAt < 0; i--) if (entries[i]!.kind === 'system' && entries[i]!.subtype === 'compact_boundary') boundaryAt = i;
+  const kept = boundaryAt >= 0 ? resolvePreserved(entries[boundaryAt], byUuidAll) : undefined;
   const keepUuids = new Set(kept?.uuids ?? []);
-  const live = index.lines.filter((m, i) => i >= boundaryAt || (m.uuid !== undefined && keepUuids.has(m.uuid)));
+  const live = entries.filter((m, i) => i >= boundaryAt || (m.uuid !== undefined && keepUuids.has(m.uuid)));
   const parentOf = new Map<string, string | null | undefined>();
   for (const m of live) if (m.uuid) parentOf.set(m.uuid, m.parentUuid);
   if (kept) {
@@ -65,7 +79,7 @@ export function selectClaudeChain(index: ClaudeIndex): ClaudeChain {
     for (const m of live) if (m.uuid && !keepUuids.has(m.uuid) && m.parentUuid === kept.anchor && m.uuid !== first) parentOf.set(m.uuid, last);
   }
   const byUuid = new Map<string, LineMeta>();
-  for (const m of live) if (m.uuid && !byUuid.has(m.uuid)) byUuid.set(m.uuid, byUuidAll.get(m.uuid)!);
+  for (const m of live) if (m.uuid) byUuid.set(m.uuid, m);
 
   // leaf: last non-sidechain line with a uuid, walked up to its nearest message
   let leaf: LineMeta | undefined;
@@ -82,7 +96,7 @@ export function selectClaudeChain(index: ClaudeIndex): ClaudeChain {
     if (cur) leaf = cur;
   }
   const missingParents: ClaudeChain['missingParents'] = [];
-  const cutByBoundary = index.lines.length - live.length;
+  const cutByBoundary = entries.length - live.length;
   if (!leaf) return { lines: [], missingParents, cutByBoundary };
 
   const seen = new Set<string>();
@@ -122,15 +136,44 @@ export function selectClaudeChain(index: ClaudeIndex): ClaudeChain {
   const onChain = new Set(chain.map((m) => m.uuid!));
   const chainMessageIds = new Set(chain.filter((m) => m.kind === 'assistant' && m.messageId).map((m) => m.messageId!));
   const answered = new Set(chain.filter((m) => m.kind === 'user').flatMap((m) => m.toolResults.map((r) => r.toolUseId)));
-  const lines = chain.map((m) => m.line);
+  const extras: LineMeta[] = [];
   for (const m of live) {
     if ((m.uuid && onChain.has(m.uuid)) || m.isSidechain) continue;
-    if (m.kind === 'assistant' && m.messageId && chainMessageIds.has(m.messageId)) lines.push(m.line);
+    if (m.kind === 'assistant' && m.messageId && chainMessageIds.has(m.messageId)) extras.push(m);
     else if (m.kind === 'user' && m.toolResults.some((r) => !answered.has(r.toolUseId))) {
       const parent = m.parentUuid ? byUuid.get(m.parentUuid) : undefined;
-      if (parent?.kind === 'assistant' && parent.messageId && chainMessageIds.has(parent.messageId)) lines.push(m.line);
+      if (parent?.kind === 'assistant' && parent.messageId && chainMessageIds.has(parent.messageId)) extras.push(m);
     }
   }
-  lines.sort((a, b) => a - b);
-  return { lines, leafLine: leaf.line, missingParents, cutByBoundary };
+  return { lines: sendOrder(chain.reverse(), extras, live), leafLine: leaf.line, missingParents, cutByBoundary };
+}
+
+/**
+ * The chain in walk order (root → leaf; that is file order but for relinked preserved messages),
+ * with each off-path line placed after the chain line that precedes it in the file, so parallel
+ * results keep file order (§1.5.2).
+ */
+function sendOrder(chain: LineMeta[], extras: LineMeta[], live: LineMeta[]): number[] {
+  if (extras.length === 0) return chain.map((m) => m.line);
+  const pos = new Map<LineMeta, number>();
+  live.forEach((m, i) => pos.set(m, i));
+  const byPos = chain.map((m, i) => ({ at: pos.get(m)!, rank: i })).sort((a, b) => a.at - b.at);
+  const keyed = chain.map((m, i) => ({ m, rank: i, at: -1 }));
+  for (const m of extras) {
+    const at = pos.get(m)!;
+    // the chain line nearest before `at` in the file (binary search over chain positions)
+    let lo = 0;
+    let hi = byPos.length - 1;
+    let rank = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (byPos[mid]!.at < at) {
+        rank = byPos[mid]!.rank;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    keyed.push({ m, rank, at });
+  }
+  keyed.sort((a, b) => a.rank - b.rank || a.at - b.at);
+  return keyed.map((k) => k.m.line);
 }

@@ -34,7 +34,7 @@ export interface ClaudeContext {
   transcript: ContextMessage[];
   /** Line the agent resumes from. */
   leafLine?: number;
-  /** Lines loaded, in file order. */
+  /** Lines loaded, in the order they are sent (see ClaudeChain.lines). */
   chainLines: number[];
   /** parentUuid links naming no loaded line (bridged by timestamp or where the chain ends). */
   missingParents: { line: number; parentUuid: string; bridgedTo?: number }[];
@@ -178,9 +178,9 @@ export function normalizeForApi(messages: ContextMessage[], options: NormalizeOp
   if (lastA?.role === 'assistant' && lastA.content.length > 0 && isThinking(lastA.content[lastA.content.length - 1]!)) {
     let k = lastA.content.length;
     while (k > 0 && isThinking(lastA.content[k - 1]!)) k--;
-    lastA.content = k ? lastA.content.slice(0, k) : [{ type: 'text', text: '[No message content]' }];
+    lastA.content = k ? lastA.content.slice(0, k) : [{ type: 'text', text: '[No message content]', citations: [] }];
   }
-  for (const m of merged) if (m.role === 'assistant' && m.content.length === 0) m.content = [{ type: 'text', text: NO_CONTENT }];
+  for (const m of merged) if (m.role === 'assistant' && m.content.length === 0) m.content = [{ type: 'text', text: NO_CONTENT, citations: [] }];
   return merged;
 }
 

@@ -3,7 +3,8 @@
  * (ids, links, kinds, tool ids, sizes) and no content, so files of hundreds of MB index in a few
  * MB of memory. Reconstruction, validation and the trimmer's decisions all start from this index.
  */
-import { readJsonl, type ReadJsonlOptions } from '../../core/jsonl.js';
+import { readJsonl, type RawLine, type ReadJsonlOptions } from '../../core/jsonl.js';
+import { skimJson, skimmedLength, SkippedString } from '../../core/json-skim.js';
 import type { ParseError } from '../../errors.js';
 import { contentBlocks, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ToolResultBlock, type ToolUseBlock } from './types.js';
 
@@ -48,6 +49,10 @@ export interface LineMeta {
   emptyContent: boolean;
   /** A `system` line marked display-only (never sent). */
   isDisplayOnly: boolean;
+  /** Longest tool payload on the line (tool_result content, tool_use input value), characters or bytes. */
+  payloadChars: number;
+  /** An image block anywhere in the message (also inside tool results). */
+  hasImage: boolean;
 }
 
 export interface ClaudeIndex {
@@ -104,14 +109,28 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
   const blockTypes = blocks.map((b) => (b && typeof b === 'object' ? String(b.type) : typeof b));
   const toolUses: LineMeta['toolUses'] = [];
   const toolResults: LineMeta['toolResults'] = [];
+  let payloadChars = 0;
+  let hasImage = false;
   for (const b of blocks) {
     if (b?.type === 'tool_use') {
       const u = b as ToolUseBlock;
       toolUses.push({ id: u.id, name: u.name, target: toolTarget(u.name, u.input) });
+      if (u.input && typeof u.input === 'object') {
+        for (const v of Object.values(u.input)) payloadChars = Math.max(payloadChars, typeof v === 'string' || v instanceof SkippedString ? skimmedLength(v) : v && typeof v === 'object' ? 1 << 30 : 0);
+      }
     } else if (b?.type === 'tool_result') {
       const r = b as ToolResultBlock;
       toolResults.push({ toolUseId: r.tool_use_id, isError: r.is_error === true });
-    }
+      const c = r.content as unknown;
+      if (Array.isArray(c)) {
+        let sum = 0;
+        for (const inner of c as { type?: unknown; text?: unknown }[]) {
+          if (inner?.type === 'image') hasImage = true;
+          sum += skimmedLength(inner?.text);
+        }
+        payloadChars = Math.max(payloadChars, sum);
+      } else payloadChars = Math.max(payloadChars, skimmedLength(c));
+    } else if (b?.type === 'image') hasImage = true;
   }
   const meta: LineMeta = {
     line,
@@ -124,6 +143,8 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
     isApiError: value.type === 'assistant' && (value.isApiErrorMessage === true || value.message?.model === '<synthetic>'),
     emptyContent: Array.isArray(value.message?.content) && value.message.content.length === 0,
     isDisplayOnly: value.isDisplayOnly === true,
+    payloadChars,
+    hasImage,
     blockTypes,
     toolUses,
     toolResults,
@@ -146,6 +167,13 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
   return meta;
 }
 
+/** Lines above this size are skimmed (long strings left undecoded) rather than fully parsed, bytes. */
+export const SKIM_ABOVE_BYTES = 16 * 1024;
+
+function parseForIndex(raw: RawLine): unknown {
+  return raw.bytes.length > SKIM_ABOVE_BYTES ? skimJson(raw.bytes) : JSON.parse(raw.text);
+}
+
 export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
   /** Called with bytes read so far (for progress bars). */
   onProgress?: (bytes: number) => void;
@@ -154,7 +182,7 @@ export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
 /** Streams a transcript once and returns its index. Bad lines are collected, not thrown. */
 export async function scanClaudeSession(file: string, options: ScanOptions = {}): Promise<ClaudeIndex> {
   const index: ClaudeIndex = { file, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0 };
-  for await (const rec of readJsonl<ClaudeLine>(file, { onBadLine: 'yield', signal: options.signal })) {
+  for await (const rec of readJsonl<ClaudeLine>(file, { onBadLine: 'yield', signal: options.signal, parse: parseForIndex })) {
     const raw = rec.raw;
     index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
     if (rec.error) {

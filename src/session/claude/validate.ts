@@ -3,7 +3,8 @@
  * impose on the reconstructed context (see ../shared/DESIGN.md). Each finding names its rule and
  * the file line it is about. Warnings are reported but do not make a file invalid.
  */
-import type { ClaudeIndex } from './scan.js';
+import { resolvePreserved } from './chain.js';
+import type { ClaudeIndex, LineMeta } from './scan.js';
 import type { ClaudeContext, ContextMessage } from './context.js';
 import type { ContentBlock } from './types.js';
 
@@ -25,6 +26,7 @@ export const CLAUDE_RULES: Readonly<Record<string, string>> = {
   'duplicate-tool-id': 'tool_use ids are unique in the context',
   'thinking-signature': 'thinking blocks carry their signature',
   'open-tool-use': 'the last message has tool calls without results; Claude Code marks them interrupted on resume (warning)',
+  'preserved-messages': 'the messages the last compaction boundary preserves (preservedMessages / preservedSegment) exist in the file',
 };
 
 function firstLine(m: ContextMessage | undefined): number {
@@ -65,6 +67,25 @@ export function validateClaudeContext(index: ClaudeIndex, ctx: ClaudeContext): V
   for (const m of index.lines) {
     if (typeof m.parentUuid === 'string' && !uuids.has(m.parentUuid) && !onChain.has(m.line) && !m.isSidechain) {
       add('dangling-parent', m.line, `parentUuid ${m.parentUuid} names no line in the file`, 'warning');
+    }
+  }
+
+  // Claude Code skips a user line with `content: []` (and whatever tool result it stood for)
+  const metaByLine = new Map(index.lines.map((m) => [m.line, m] as const));
+  for (const line of ctx.chainLines) {
+    const m = metaByLine.get(line);
+    if (m?.kind === 'user' && m.emptyContent && !m.isSidechain) add('empty-content', line, 'user message has content []: Claude Code skips the line on resume');
+  }
+  // preserved messages that cannot be found are silently not preserved
+  const boundary = index.lastBoundary >= 0 ? index.lines[index.lastBoundary] : undefined;
+  const spec = boundary?.preserved;
+  if (boundary && spec && ((spec.uuids?.length ?? 0) > 0 || spec.segment)) {
+    const byUuid = new Map<string, LineMeta>();
+    for (const m of index.lines) if (m.uuid) byUuid.set(m.uuid, m);
+    if (!resolvePreserved(boundary, byUuid)) {
+      const missing = (spec.uuids ?? []).filter((u) => !byUuid.has(u));
+      const what = spec.segment ? `preservedSegment ${spec.segment.head}..${spec.segment.tail} cannot be walked` : `preserved uuid(s) ${missing.join(', ')} name no line`;
+      add('preserved-messages', boundary.line, `${what}: Claude Code drops the preserved messages on resume`);
     }
   }
 

@@ -16,7 +16,7 @@ export type { FindingSeverity, ValidationFinding };
 export const CODEX_RULES: Readonly<Record<string, string>> = {
   'json-line': 'every line is a JSON object',
   'session-meta-first': 'the first line is a session_meta line carrying payload.id (Codex finds and resumes the session by it)',
-  'call-without-output': 'every call is answered by an output with its call_id (a call left open at the very end is a warning: Codex answers it "aborted")',
+  'call-without-output': 'every call is answered by a later output with its call_id (one left open in the last model response is a warning: Codex answers it "aborted")',
   'output-without-call': 'every output answers a call that comes before it (Codex drops orphan outputs)',
   'duplicate-call-id': 'a call_id names one call and is answered once',
   'empty-content': 'every message has content blocks and no empty text block',

@@ -4,8 +4,9 @@
  * to the model — holding the addresses needed to rebuild the original file byte for byte:
  *
  * - `o`: object holding this line's original bytes (with its terminator) — the line was changed;
- * - `d`: object holding the run of original lines removed just before this line;
- * - `t`: object holding the run of original lines removed after this line (end of file);
+ * - `d`: object(s) holding the run of original lines removed just before this line (a long run
+ *   is stored in several objects of bounded size, listed in order);
+ * - `t`: the same for the run removed after this line (end of file);
  * - `s`: true for a line ctxvm inserted (a synthetic tool result); restore drops it.
  */
 import { isSha256Hex } from '../../core/hash.js';
@@ -17,9 +18,14 @@ export const ANNOTATION_VERSION = 1;
 export interface TrimAnnotation {
   v: number;
   o?: string;
-  d?: string;
-  t?: string;
+  d?: string | string[];
+  t?: string | string[];
   s?: true;
+}
+
+/** The object addresses of a `d`/`t` field, in order. */
+export function runHashes(field: string | string[] | undefined): string[] {
+  return field === undefined ? [] : Array.isArray(field) ? field : [field];
 }
 
 /** Quick byte test before parsing: can this line carry an annotation at all? */
@@ -36,8 +42,12 @@ export function readAnnotation(value: unknown, where: { file: string; line: numb
   if (!a || typeof a !== 'object' || Array.isArray(a)) throw bad('not an object');
   const ann = a as Record<string, unknown>;
   if (ann.v !== ANNOTATION_VERSION) throw bad(`unsupported version ${String(ann.v)}`);
-  for (const k of ['o', 'd', 't'] as const) {
-    if (ann[k] !== undefined && !isSha256Hex(ann[k])) throw bad(`field ${k} is not a sha256 hex digest`);
+  if (ann.o !== undefined && !isSha256Hex(ann.o)) throw bad('field o is not a sha256 hex digest');
+  for (const k of ['d', 't'] as const) {
+    const v = ann[k];
+    if (v === undefined) continue;
+    const list = Array.isArray(v) ? v : [v];
+    if (list.length === 0 || !list.every(isSha256Hex)) throw bad(`field ${k} is not a sha256 hex digest or a list of them`);
   }
   return ann as unknown as TrimAnnotation;
 }

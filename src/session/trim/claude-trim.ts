@@ -45,6 +45,17 @@ export interface ClaudeTrimStats {
   holder: string;
 }
 
+/** Whether the transform could change this line (else it is copied without being parsed). */
+function mayChange(meta: LineMeta, plan: ClaudeTrimPlan, policy: TrimPolicy): boolean {
+  if (meta.hasToolUseResult && policy.toolUseResult) return true;
+  if (meta.hasImage && policy.images) return true;
+  if (policy.thinking && meta.blockTypes.some((t) => t === 'thinking' || t === 'redacted_thinking')) return true;
+  for (const r of meta.toolResults) if (plan.vanishingToolUses.has(r.toolUseId) || plan.supersededReads.has(r.toolUseId)) return true;
+  const smallest = Math.min(policy.toolResultTokens, policy.toolInputTokens, ...Object.values(policy.tools).map((t) => t.toolResultTokens ?? Infinity));
+  // a payload of n characters holds at least n/8 tokens of ordinary text and at most ~2n
+  return (meta.toolResults.length > 0 || meta.toolUses.length > 0) && meta.payloadChars * 2 > smallest;
+}
+
 /** A deterministic uuid for the synthetic answer to an assistant line. */
 function syntheticUuid(anchor: string): string {
   const h = createHash('sha256').update(`ctxvm-synthetic:${anchor}`).digest('hex');
@@ -112,22 +123,34 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
   const counters = emptyCounters();
   const writer = await JsonlWriter.open(output);
   const syntheticParent = new Map<string, string>(); // anchor uuid → synthetic uuid
-  // a token spans 1 to ~12 characters of ordinary text: decide the clear cases without BPE
-  const exceeds = (text: string, limit: number) => (text.length <= limit ? false : text.length >= limit * 12 ? true : !tokens.isWithin(text, limit));
+  // Threshold decisions use the tokenizer's fitted O(n) estimate, not BPE: the BPE tables alone
+  // would cost ~70 MB of RSS and most of the time budget. The estimate runs 5-65% above the exact
+  // count, so a payload near the threshold may be paged out a little early, never kept too long.
+  const exceeds = (text: string, limit: number) => text.length > limit * 8 || (text.length * 2 > limit && tokens.estimate(text) > limit);
+  // removed lines are stored in objects of at most RUN_OBJECT_BYTES, so memory stays flat
+  const RUN_OBJECT_BYTES = 4 * 1024 * 1024;
   let run: Buffer[] = [];
   let runBytes = 0;
+  let runObjects: string[] = [];
   let pending: Pending | undefined;
   let removedLines = 0;
   let changedLines = 0;
   let objects = 0;
 
-  const putRun = async (): Promise<string | undefined> => {
-    if (runBytes === 0) return undefined;
+  const sealRunPart = async () => {
+    if (runBytes === 0) return;
     const bytes = run.length === 1 ? run[0]! : Buffer.concat(run, runBytes);
     run = [];
     runBytes = 0;
     objects++;
-    return sink.put(bytes);
+    runObjects.push(await sink.put(bytes));
+  };
+  /** Ends the current run of removed lines; its object address(es) for a `d`/`t` field. */
+  const putRun = async (): Promise<string | string[] | undefined> => {
+    await sealRunPart();
+    const list = runObjects;
+    runObjects = [];
+    return list.length === 0 ? undefined : list.length === 1 ? list[0] : list;
   };
   const emit = async (p: Pending) => {
     if (!p.annotation && p.raw) {
@@ -163,14 +186,16 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
         run.push(b);
         runBytes += b.length;
         removedLines++;
+        if (runBytes >= RUN_OBJECT_BYTES) await sealRunPart();
         continue;
       }
       let value: ClaudeLine | undefined;
       let annotation: TrimAnnotation | undefined;
       const needsParse =
-        raw.line < plan.protectedFromLine ||
+        (raw.line < plan.protectedFromLine && mayChange(meta, plan, policy)) ||
         (meta.parentUuid && (plan.relink.has(meta.parentUuid) || syntheticParent.has(meta.parentUuid))) ||
         runBytes > 0 ||
+        runObjects.length > 0 ||
         plan.unanswered.has(raw.line);
       if (needsParse) {
         value = JSON.parse(raw.text) as ClaudeLine;
@@ -225,7 +250,10 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
       }
     }
     const holder = `trim:${randomUUID()}`;
-    for (const hash of sink.hashes) await store.ref(hash, holder);
+    const hashes = [...sink.hashes];
+    for (let i = 0; i < hashes.length; i += 32) await Promise.all(hashes.slice(i, i + 32).map((h) => store.ref(h, holder)));
+    // the objects and their references are durable before the trimmed file appears
+    await store.flush();
     await writer.close();
     return {
       inputBytes: index.totalBytes,

@@ -17,7 +17,7 @@ export interface ObjectSink {
   drain(): Promise<void>;
 }
 
-export function createObjectSink(store: ObjectStore, maxInFlightBytes = 32 * 1024 * 1024): ObjectSink {
+export function createObjectSink(store: ObjectStore, maxInFlightBytes = 16 * 1024 * 1024): ObjectSink {
   const hashes = new Set<string>();
   const inFlight = new Set<Promise<void>>();
   let inFlightBytes = 0;
@@ -54,6 +54,7 @@ export function createObjectSink(store: ObjectStore, maxInFlightBytes = 32 * 102
     async drain() {
       await Promise.all(inFlight);
       if (failure) throw failure;
+      await store.flush();
     },
   };
 }

@@ -20,10 +20,7 @@ export interface PagedPayload {
 /** Finds the one object whose address starts with `prefix`. */
 export async function resolveObjectPrefix(store: ObjectStore, prefix: string): Promise<string> {
   if (prefix.length === 64) return prefix;
-  const matches: string[] = [];
-  const finder = (store as { findByPrefix?: (p: string) => Promise<string[]> }).findByPrefix;
-  if (finder) matches.push(...(await finder.call(store, prefix)));
-  else for await (const hash of store.list()) if (hash.startsWith(prefix)) matches.push(hash);
+  const matches = await store.findByPrefix(prefix);
   if (matches.length === 0) throw new NotFoundError(`no paged-out object starts with ${prefix}`, { hint: 'check CTXVM_HOME: page-in reads the object store the trim wrote to' });
   if (matches.length > 1) throw new UsageError(`reference ${prefix} is ambiguous (${matches.length} objects)`, { hint: 'use more hex digits of the hash' });
   return matches[0]!;

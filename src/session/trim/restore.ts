@@ -6,7 +6,7 @@
 import { readLines, JsonlWriter } from '../../core/jsonl.js';
 import { CtxvmError, NotFoundError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
-import { mayCarryAnnotation, readAnnotation } from './annotation.js';
+import { mayCarryAnnotation, readAnnotation, runHashes } from './annotation.js';
 
 export interface RestoreOptions {
   /** The trimmed transcript. */
@@ -62,7 +62,7 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
         continue;
       }
       annotated++;
-      if (ann.d) await copyObject(ann.d, raw.line);
+      for (const h of runHashes(ann.d)) await copyObject(h, raw.line);
       if (ann.s) droppedSynthetic++;
       else if (ann.o) {
         await copyObject(ann.o, raw.line);
@@ -70,7 +70,7 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
       } else {
         throw new CtxvmError('E_PARSE', `${input}:${raw.line}: ctxvm annotation names no original line`, { hint: 'the trimmed file was edited by hand' });
       }
-      if (ann.t) await copyObject(ann.t, raw.line);
+      for (const h of runHashes(ann.t)) await copyObject(h, raw.line);
     }
     await writer.close();
   } catch (error) {

@@ -1,0 +1,28 @@
+// One measured pass in a fresh process (so peak RSS belongs to that pass alone).
+// Usage: node trim-child.mjs trim|naive IN OUT [STORE]
+// Prints {seconds, maxRssMb} on stdout.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { root } from './lib.mjs';
+
+const [mode, input, output, storeDir] = process.argv.slice(2);
+const t0 = process.hrtime.bigint();
+if (mode === 'naive') {
+  // the floor: readline + JSON.parse + JSON.stringify of every line, written out
+  const out = createWriteStream(output);
+  const rl = createInterface({ input: createReadStream(input), crlfDelay: Infinity });
+  for await (const line of rl) {
+    if (!line) continue;
+    if (!out.write(JSON.stringify(JSON.parse(line)) + '\n')) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+} else {
+  const { trimSession, createFsObjectStore } = await import(join(root, 'dist', 'index.js'));
+  const store = createFsObjectStore({ root: storeDir, durability: 'deferred' });
+  await trimSession({ input, output, store, measure: false });
+}
+const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+console.log(JSON.stringify({ seconds, maxRssMb: process.resourceUsage().maxRSS / 1024 }));

@@ -1,0 +1,94 @@
+// `npm run bench:trim`: trim throughput against the naive readline + JSON.parse + JSON.stringify
+// floor on the same generated files (measured in the same run), peak RSS, token reduction; then
+// reduction and validity over every real session in ../shared/corpus/sessions.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { median, mbps, table, requireDist, root, sharedDir } from './lib.mjs';
+
+requireDist();
+const api = await import(join(root, 'dist', 'index.js'));
+const sizes = (process.env.BENCH_TRIM_MB ?? '10,100').split(',').map(Number);
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+const gen = join(sharedDir, 'tools', 'gen-claude-session.mjs');
+if (!existsSync(gen)) {
+  console.error(`bench:trim needs ${gen} (../shared next to the repository)`);
+  process.exit(2);
+}
+const dir = mkdtempSync(join(tmpdir(), 'ctxvm-bench-trim-'));
+const child = (mode, input, output, store) =>
+  JSON.parse(execFileSync(process.execPath, [join(root, 'bench', 'trim-child.mjs'), mode, input, output, store ?? ''], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+
+const rows = [];
+for (const mb of sizes) {
+  const input = join(dir, `gen-${mb}mb.jsonl`);
+  execFileSync(process.execPath, [gen, '--target-mb', String(mb), '--compactions', 'auto', '--images', 'on', '--edge-cases', 'on', '--seed', '7', '--out', input]);
+  const bytes = statSync(input).size;
+  const naive = [], trim = [], rss = [], naiveRss = [];
+  for (let i = 0; i < runs; i++) {
+    const n = child('naive', input, join(dir, 'naive.jsonl'));
+    naive.push(n.seconds);
+    naiveRss.push(n.maxRssMb);
+    const store = join(dir, `store-${mb}-${i}`);
+    const t = child('trim', input, join(dir, `trim-${mb}.jsonl`), store);
+    trim.push(t.seconds);
+    rss.push(t.maxRssMb);
+    rmSync(store, { recursive: true, force: true });
+  }
+  // reduction of the tokens the agent would send, measured once (not timed)
+  const loadedBefore = await api.loadSession(input);
+  const loadedAfter = await api.loadSession(join(dir, `trim-${mb}.jsonl`));
+  const counter = api.createTokenCounter();
+  const before = api.countContextTokens(loadedBefore.context, counter).tokens;
+  const after = api.countContextTokens(loadedAfter.context, counter).tokens;
+  const valid = !loadedAfter.findings.some((f) => f.severity === 'error');
+  const tn = median(trim), nn = median(naive);
+  rows.push({
+    input: `${(bytes / 1048576).toFixed(0)} MiB`,
+    'naive MB/s': mbps(bytes, nn).toFixed(1),
+    'trim MB/s': mbps(bytes, tn).toFixed(1),
+    'trim/naive': (nn / tn).toFixed(2) + 'x',
+    'trim peak RSS': `${median(rss).toFixed(0)} MB`,
+    'naive peak RSS': `${median(naiveRss).toFixed(0)} MB`,
+    tokens: `${before} → ${after}`,
+    reduction: `${((1 - after / before) * 100).toFixed(1)}%`,
+    valid: valid ? 'yes' : 'NO',
+  });
+  rmSync(input, { force: true });
+}
+console.log(`\nTrim vs naive parse+stringify (median of ${runs} runs; generated sessions with images, auto compaction, edge cases)`);
+table(rows);
+
+// every real session in the corpus
+const corpus = join(sharedDir, 'corpus', 'sessions');
+if (existsSync(corpus)) {
+  const files = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) { if (e.name !== 'subagents') walk(p); } else if (e.name.endsWith('.jsonl') && !e.name.startsWith('agent-')) files.push(p);
+    }
+  };
+  walk(corpus);
+  const store = api.createFsObjectStore({ root: join(dir, 'corpus-store') });
+  const corpusRows = [];
+  let sumBefore = 0, sumAfter = 0;
+  for (const f of files.sort()) {
+    const out = join(dir, 'c.jsonl');
+    try {
+      const r = await api.trimSession({ input: f, output: out, store });
+      const restored = join(dir, 'r.jsonl');
+      await api.restoreSession({ input: out, output: restored, store });
+      const same = readFileSync(f).equals(readFileSync(restored));
+      sumBefore += r.input.tokens; sumAfter += r.output.tokens;
+      corpusRows.push({ session: f.slice(corpus.length + 1).replace(/projects\/[^/]+\//, '').slice(0, 58), agent: r.agent, tokens: `${r.input.tokens} → ${r.output.tokens}`, reduction: `${(r.reduction * 100).toFixed(1)}%`, valid: r.valid ? 'yes' : 'NO', restore: same ? 'identical' : 'DIFFERS' });
+    } catch (e) {
+      corpusRows.push({ session: f.slice(corpus.length + 1).slice(0, 58), agent: '?', tokens: '-', reduction: '-', valid: `error: ${String(e.message).slice(0, 60)}`, restore: '-' });
+    }
+  }
+  console.log(`\nReal sessions (${files.length}): reduction of the reconstructed context, validity, restore`);
+  table(corpusRows);
+  console.log(`all sessions together: ${sumBefore} → ${sumAfter} tokens (${((1 - sumAfter / sumBefore) * 100).toFixed(1)}% removed)`);
+}
+rmSync(dir, { recursive: true, force: true });

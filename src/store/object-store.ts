@@ -1,0 +1,126 @@
+/**
+ * The cold tier's content-addressed object store: immutable blobs named by the SHA-256 of their
+ * uncompressed bytes, reference-counted by named holders and garbage-collected when no holder is
+ * left. Drivers live in `drivers/` and all pass `test/contract/object-store.contract.ts`.
+ */
+import type { Readable } from 'node:stream';
+import { UsageError } from '../errors.js';
+
+/** Compression codec of one stored object. Each object records its own, so the default can change. */
+export type ObjectCodecName = 'none' | 'gzip' | 'brotli';
+
+/** Bytes a streaming put accepts: any async iterable of byte chunks, or a Node.js readable. */
+export type ByteSource = AsyncIterable<Uint8Array> | NodeJS.ReadableStream;
+
+/** What a put stored. */
+export interface ObjectInfo {
+  /** Lowercase hex SHA-256 of the uncompressed bytes; the object's address. */
+  hash: string;
+  /** Uncompressed size, bytes. */
+  size: number;
+  /** Bytes the object occupies in the backend (header and compression included). */
+  storedSize: number;
+  /** True when the object was already present and nothing new was written (deduplicated). */
+  existed: boolean;
+}
+
+/** Metadata of a stored object, read without decompressing it. */
+export interface ObjectStat {
+  /** Lowercase hex SHA-256 of the uncompressed bytes. */
+  hash: string;
+  /** Uncompressed size, bytes. */
+  size: number;
+  /** Bytes the object occupies in the backend, bytes. */
+  storedSize: number;
+  /** Codec the stored bytes are compressed with. */
+  codec: ObjectCodecName;
+  /** When the object was last written or re-put (a deduplicated put refreshes it), Unix ms. */
+  createdAtMs: number;
+  /** Number of distinct holders currently referencing the object. */
+  refCount: number;
+}
+
+/** Per-put options. */
+export interface PutOptions {
+  /** Codec for this object if it is new (default: the store's codec); e.g. 'none' for JPEG bytes. */
+  codec?: ObjectCodecName;
+}
+
+/** Options of `delete`. */
+export interface DeleteOptions {
+  /** Delete even if holders reference the object, and drop their references (default false). */
+  force?: boolean;
+}
+
+/** Options of `gc`. */
+export interface GcOptions {
+  /** Keep unreferenced objects written or re-put less than this long ago, ms (default 600 000). */
+  graceMs?: number;
+}
+
+/** What a `gc` run did. */
+export interface GcResult {
+  /** Objects examined. */
+  scanned: number;
+  /** Objects deleted (unreferenced and older than the grace period). */
+  deleted: number;
+  /** Stored bytes released by the deleted objects, bytes. */
+  freedBytes: number;
+}
+
+/** Default grace period of `gc`: 10 minutes, so a put whose `ref` is about to land survives. */
+export const DEFAULT_GC_GRACE_MS = 10 * 60_000;
+
+/** Longest holder id accepted by `ref`, in UTF-8 bytes. */
+export const MAX_HOLDER_BYTES = 1024;
+
+/**
+ * A content-addressed blob store. Every method that takes a hash rejects anything but a lowercase
+ * 64-character hex digest with a `UsageError` (code `E_USAGE`) before touching storage.
+ */
+export interface ObjectStore {
+  /** Driver name, e.g. "fs". */
+  readonly name: string;
+  /** True when `putStream`/`getStream` run in bounded memory rather than buffering whole objects. */
+  readonly supportsStreaming: boolean;
+  /** Stores `data` (a string as UTF-8) and returns its address; storing existing content is a no-op. */
+  put(data: string | Uint8Array, options?: PutOptions): Promise<ObjectInfo>;
+  /** Stores a byte stream, hashing while it streams, in bounded memory for any size. */
+  putStream(source: ByteSource, options?: PutOptions): Promise<ObjectInfo>;
+  /** The uncompressed bytes, hash-verified; `NotFoundError` naming the hash if absent, `IntegrityError` if corrupt. */
+  get(hash: string): Promise<Buffer>;
+  /** The uncompressed bytes as a stream, verified at the end; every failure is a stream error. */
+  getStream(hash: string): Readable;
+  /** True when the object is stored. */
+  has(hash: string): Promise<boolean>;
+  /** Metadata without decompressing, or undefined when absent. */
+  stat(hash: string): Promise<ObjectStat | undefined>;
+  /** Removes the object; true if it existed. Refuses (`E_CONFLICT`) while holders remain unless `force`. */
+  delete(hash: string, options?: DeleteOptions): Promise<boolean>;
+  /** Records that `holder` (e.g. "snapshot:<id>") needs the object; idempotent; `NotFoundError` if absent. */
+  ref(hash: string, holder: string): Promise<void>;
+  /** Drops `holder`'s reference; idempotent; true if that holder held it. */
+  unref(hash: string, holder: string): Promise<boolean>;
+  /** Holder ids currently referencing the object, sorted. */
+  holders(hash: string): Promise<string[]>;
+  /** Deletes objects with no holders that were written or re-put more than `graceMs` ago. */
+  gc(options?: GcOptions): Promise<GcResult>;
+  /** Every stored hash, in no guaranteed order. */
+  list(): AsyncIterable<string>;
+  /** Re-reads and re-hashes the object; `IntegrityError` on corruption, `NotFoundError` if absent. */
+  verify(hash: string): Promise<void>;
+  /** Makes every put and ref so far durable (a no-op for stores that are durable on each call). */
+  flush(): Promise<void>;
+  /** Addresses starting with `prefix` (at least 4 hex digits), sorted; for short references. */
+  findByPrefix(prefix: string): Promise<string[]>;
+}
+
+/** Throws `E_USAGE` unless `holder` is a non-empty id of at most `MAX_HOLDER_BYTES` UTF-8 bytes. */
+export function assertHolder(holder: unknown): asserts holder is string {
+  if (typeof holder !== 'string' || holder.length === 0) {
+    throw new UsageError(`invalid holder ${JSON.stringify(holder)}: expected a non-empty id such as "snapshot:<id>"`);
+  }
+  if (Buffer.byteLength(holder, 'utf8') > MAX_HOLDER_BYTES) {
+    throw new UsageError(`invalid holder "${holder.slice(0, 40)}…": longer than ${MAX_HOLDER_BYTES} bytes`);
+  }
+}
