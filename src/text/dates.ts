@@ -1,0 +1,133 @@
+/**
+ * Finds date and time mentions in Chinese and English text and resolves them to instants in the
+ * user's time zone: chrono-node for the general grammar, plus rules for phrases it misses or
+ * resolves differently (date-rules-zh.ts, date-rules-en.ts, which document each decision).
+ *
+ * Conventions: a mention without a time of day ("明天", "Friday") has hasTime=false and starts at
+ * 00:00 of that day; resolveDue() turns it into that day's workday end (default 18:00). Periods
+ * ("下周", "next month") start at their first instant and carry an exclusive endMs; their due is
+ * the Friday (week) or last day (month) at the workday end. Weeks run Monday to Sunday.
+ */
+import { createDateContext, instantAt, lastDayOfMonth, weekdayInWeek } from './date-calendar.js';
+import type { ClockTime, DateContext, DateGrain, DateRule, ResolvedDate } from './date-calendar.js';
+import { chronoMentions } from './date-chrono.js';
+import { EN_DATE_RULES } from './date-rules-en.js';
+import { ZH_DATE_RULES } from './date-rules-zh.js';
+import { zonedParts } from '../core/time-zone.js';
+import type { TimeZone } from '../core/time-zone.js';
+
+export type { DateGrain } from './date-calendar.js';
+export { DEFAULT_WORKDAY_END, PERIOD_HOURS, WEEKEND_START_HOUR } from './date-calendar.js';
+
+/** A date or time found in text. */
+export interface DateMention {
+  /** The matched phrase, as written. */
+  text: string;
+  /** Offset of the phrase in the input, in UTF-16 code units. */
+  index: number;
+  /** The instant meant, Unix ms; 00:00 of the day when hasTime is false. */
+  startMs: number;
+  /** Exclusive end of a span ("3点到5点", "下周", "this weekend"), Unix ms. */
+  endMs?: number;
+  /** Whether startMs carries a time of day that was given ("3pm") or implied ("今晚", "EOD"). */
+  hasTime: boolean;
+  /** How precise the phrase is. */
+  grain: DateGrain;
+  /** Whether chrono-node or one of ctxvm's rules resolved it. */
+  source: 'chrono' | 'rule';
+}
+
+/** A mention chosen as a task's due date, with the instant it is due. */
+export interface DueMention extends DateMention {
+  /** When it is due, Unix ms: startMs when hasTime, else the workday end of the day, week or month. */
+  dueMs: number;
+}
+
+/** Options for resolveDates and resolveDue. */
+export interface ResolveDatesOptions {
+  /** The reference instant ("now"), Unix ms. */
+  now: number;
+  /** The user's zone: an IANA name, an offset string ("+08:00") or minutes east of UTC. */
+  timeZone: TimeZone;
+  /** When the working day ends, for 下班前, EOD, COB and date-only dues; default 18:00. */
+  workdayEnd?: ClockTime;
+}
+
+const RULES: readonly DateRule[] = [...ZH_DATE_RULES, ...EN_DATE_RULES];
+const DEADLINE_BEFORE = /(?:\b(?:by|before|until|till|due|no\s+later\s+than|deadline)|截止(?:到|至)?|截至|最晚|最迟)\s*[:：]?\s*$/i;
+const DEADLINE_AFTER = /^\s*(?:前|之前|以前|截止|到期|为止|\b(?:deadline)\b)/i;
+const DEADLINE_INSIDE = /前$|之前$|以前$|^(?:by|before|until|till)\b/i;
+
+/** All date mentions in `text`, in order of appearance, without overlaps. */
+export function resolveDates(text: string, options: ResolveDatesOptions): DateMention[] {
+  return mentionsIn(text, createDateContext(options.now, options.timeZone, options.workdayEnd));
+}
+
+/**
+ * The mention most likely to be a due date, or undefined. Prefers a mention marked as a deadline
+ * ("前", "by", "截止"), then one not in the past, then the earliest in the text.
+ */
+export function resolveDue(text: string, options: ResolveDatesOptions): DueMention | undefined {
+  const ctx = createDateContext(options.now, options.timeZone, options.workdayEnd);
+  let best: { mention: DueMention; score: number } | undefined;
+  for (const mention of mentionsIn(text, ctx)) {
+    const dueMs = dueInstant(mention, ctx);
+    const before = text.slice(Math.max(0, mention.index - 16), mention.index);
+    const after = text.slice(mention.index + mention.text.length, mention.index + mention.text.length + 8);
+    const deadline = DEADLINE_INSIDE.test(mention.text.trim()) || DEADLINE_BEFORE.test(before) || DEADLINE_AFTER.test(after);
+    const score = (deadline ? 2 : 0) + (dueMs >= ctx.now ? 1 : 0);
+    if (!best || score > best.score) best = { mention: { ...mention, dueMs }, score };
+  }
+  return best?.mention;
+}
+
+function mentionsIn(text: string, ctx: DateContext): DateMention[] {
+  const candidates: DateMention[] = [...ruleMentions(text, ctx)];
+  for (const mention of chronoMentions(text, ctx)) candidates.push({ ...mention, source: 'chrono' });
+  return pickNonOverlapping(candidates);
+}
+
+function dueInstant(mention: DateMention, ctx: DateContext): number {
+  if (mention.hasTime) return mention.startMs;
+  const p = zonedParts(mention.startMs, ctx.zone);
+  const day = { year: p.year, month: p.month, day: p.day };
+  if (mention.grain === 'week') return instantAt(ctx, weekdayInWeek(day, 5), ctx.workdayEnd);
+  if (mention.grain === 'month') return instantAt(ctx, lastDayOfMonth(day), ctx.workdayEnd);
+  return instantAt(ctx, day, ctx.workdayEnd);
+}
+
+function ruleMentions(text: string, ctx: DateContext): DateMention[] {
+  const mentions: DateMention[] = [];
+  for (const rule of RULES) {
+    for (const match of text.matchAll(rule.pattern)) {
+      const resolved: ResolvedDate | undefined = rule.resolve(match.groups ?? {}, ctx);
+      if (resolved) mentions.push({ text: match[0], index: match.index, ...resolved, source: 'rule' });
+    }
+  }
+  return mentions;
+}
+
+/**
+ * Keeps one mention per stretch of text. A rule beats chrono wherever they overlap, except when
+ * chrono's span strictly contains the rule's: chrono then read more of the phrase ("下周五下午三点"
+ * against the rule's "下周五"). Among equals the longer span, then the earlier one, wins.
+ */
+function pickNonOverlapping(candidates: DateMention[]): DateMention[] {
+  const chronoContains = (outer: DateMention, inner: DateMention) =>
+    outer.source === 'chrono' &&
+    inner.source === 'rule' &&
+    outer.index <= inner.index &&
+    outer.index + outer.text.length >= inner.index + inner.text.length &&
+    outer.text.length > inner.text.length;
+  const ranked = candidates
+    .filter((m) => !candidates.some((other) => chronoContains(other, m)))
+    .sort((a, b) => rank(a) - rank(b) || b.text.length - a.text.length || a.index - b.index);
+  const kept: DateMention[] = [];
+  for (const mention of ranked) {
+    const end = mention.index + mention.text.length;
+    if (kept.every((k) => end <= k.index || mention.index >= k.index + k.text.length)) kept.push(mention);
+  }
+  return kept.sort((a, b) => a.index - b.index);
+}
+
+const rank = (m: DateMention) => (m.source === 'rule' ? 0 : 1);

@@ -1,0 +1,187 @@
+/**
+ * Token counting with OpenAI's o200k_base BPE, scaled by a per-model calibration factor (see
+ * calibration.ts). Special-token strings such as "<|endoftext|>" inside the text are counted as
+ * the plain text they are, which is how a chat API treats user content.
+ *
+ * count() is exact: it splits the text with o200k_base's pre-tokenizer regex and merges each
+ * piece with bpe.ts (gpt-tokenizer's rank table, a faster merge that is O(n log n) on long
+ * pieces, where gpt-tokenizer is quadratic and never finishes a 1 MB run of "="), caching short
+ * pieces. Measured with Node 20 on a shared 2-core box under heavy load (load average 6-10, so
+ * pessimistic), cold caches, MB/s of UTF-8 input: JSON 4-8, TypeScript 5-7, English prose ~1,
+ * Chinese 0.2-0.6, random base64 0.5-1.1; side by side that is 1.5-3x gpt-tokenizer's countTokens,
+ * except Chinese, which is on par. estimate() runs at 15+ MB/s on the same box.
+ */
+import { UsageError } from '../errors.js';
+import { loadO200kCounter } from './bpe.js';
+import { calibrationForModel } from './calibration.js';
+
+/** Counts tokens for one model family. */
+export interface TokenCounter {
+  /** The encoding and its calibration, e.g. "o200k_base" or "o200k_base*1.2". */
+  readonly name: string;
+  /** Factor applied to o200k_base counts (1 = exact o200k_base). */
+  readonly calibration: number;
+  /** Tokens in `text`: the o200k_base count times the calibration, rounded. */
+  count(text: string): number;
+  /** Whether count(text) <= limitTokens; stops tokenizing as soon as the limit is exceeded. */
+  isWithin(text: string, limitTokens: number): boolean;
+  /** A cheap O(n) estimate without BPE, meant to be at or a little above count() (1.05-1.65x on typical text). */
+  estimate(text: string): number;
+}
+
+/** Options for createTokenCounter. */
+export interface TokenCounterOptions {
+  /** Model name used to look up MODEL_CALIBRATION ("claude-sonnet-4", "gpt-4o"); default none (factor 1). */
+  model?: string;
+  /** Explicit calibration factor (> 0); overrides the table. See calibrationFromUsage. */
+  calibration?: number;
+}
+
+const ENCODING_NAME = 'o200k_base';
+const PIECE_CACHE_MAX_CHARS = 32;
+const PIECE_CACHE_LIMIT = 100_000;
+
+const pieceCache = new Map<string, number>();
+
+/** Creates a token counter: o200k_base, calibrated for `model` unless `calibration` is given. */
+export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
+  const factor = options.calibration ?? calibrationForModel(options.model);
+  if (typeof factor !== 'number' || !Number.isFinite(factor) || factor <= 0) {
+    throw new UsageError(`createTokenCounter: calibration must be a positive number, got ${String(options.calibration)}`);
+  }
+  const name = factor === 1 ? ENCODING_NAME : `${ENCODING_NAME}*${factor}`;
+  const scale = (raw: number) => (factor === 1 ? raw : Math.round(raw * factor));
+  return {
+    name,
+    calibration: factor,
+    count: (text) => scale(countRaw(checkText(text), Number.POSITIVE_INFINITY, scale)),
+    isWithin(text, limitTokens) {
+      if (typeof limitTokens !== 'number' || Number.isNaN(limitTokens)) {
+        throw new UsageError(`TokenCounter.isWithin: limitTokens must be a number, got ${String(limitTokens)}`);
+      }
+      return scale(countRaw(checkText(text), limitTokens, scale)) <= limitTokens;
+    },
+    estimate: (text) => Math.ceil(estimateRaw(checkText(text)) * factor),
+  };
+}
+
+function checkText(text: string): string {
+  if (typeof text !== 'string') throw new UsageError(`TokenCounter: expected a string, got ${typeof text}`);
+  return text;
+}
+
+/** Raw o200k_base count; returns early (with a partial count) once scale(count) exceeds stopAbove. */
+function countRaw(text: string, stopAbove: number, scale: (raw: number) => number): number {
+  if (text.length === 0) return 0;
+  const { countPiece, splitRegex } = loadO200kCounter();
+  const checkLimit = stopAbove !== Number.POSITIVE_INFINITY;
+  let total = 0;
+  splitRegex.lastIndex = 0;
+  for (let match = splitRegex.exec(text); match !== null; match = splitRegex.exec(text)) {
+    const piece = match[0];
+    const cacheable = piece.length <= PIECE_CACHE_MAX_CHARS;
+    let tokens = cacheable ? pieceCache.get(piece) : undefined;
+    if (tokens === undefined) {
+      tokens = countPiece(piece);
+      if (cacheable) {
+        if (pieceCache.size >= PIECE_CACHE_LIMIT) pieceCache.clear();
+        pieceCache.set(piece, tokens);
+      }
+    }
+    total += tokens;
+    if (checkLimit && scale(total) > stopAbove) break;
+  }
+  splitRegex.lastIndex = 0;
+  return total;
+}
+
+/**
+ * The estimate mimics o200k_base's pre-tokenizer without BPE: it walks runs of one character
+ * class and charges each run a token plus a share per extra character. Fitted on 19 corpora
+ * (English, TypeScript, minified JS, JSON, logs, base64, hex, UUIDs, Chinese, Cyrillic, emoji),
+ * where it lands at 1.05-1.65x the real count (`margin` is the safety factor on top). Text
+ * dense in rare CJK words (about one token per character) can come out up to 20% under.
+ */
+const ESTIMATE = {
+  /** Characters per extra token in a lower-case (or Capitalised) letter run. */
+  lowerRun: 6,
+  /** Characters per extra token in an all-caps run. */
+  upperRun: 1.5,
+  /** Characters per extra token in a punctuation run. */
+  punctuationRun: 3,
+  /** Characters per extra token in a run of other letters (Cyrillic, accented Latin). */
+  otherRun: 5,
+  /** A whitespace run before a digit, a CJK character or the end stands alone. */
+  lonelySpace: 1,
+  /** The leading part of a longer whitespace run before a word ("    foo"). */
+  indent: 0.5,
+  /** Per CJK character: everyday Chinese is 0.6-0.7 tokens a character in o200k_base; rare words near 1. */
+  cjk: 0.75,
+  /** Per UTF-16 surrogate: an emoji is two of them. */
+  surrogate: 0.8,
+  margin: 1.06,
+} as const;
+
+const enum Run {
+  None,
+  Lower,
+  Upper,
+  Digit,
+  Space,
+  Punctuation,
+  Wide,
+  OtherLetter,
+}
+
+function estimateRaw(text: string): number {
+  const e = ESTIMATE;
+  let sum = 0;
+  let kind = Run.None;
+  let length = 0;
+  const flush = (next: Run) => {
+    if (kind === Run.Lower) sum += 1 + (length - 1) / e.lowerRun;
+    else if (kind === Run.Upper) sum += 1 + (length - 1) / e.upperRun;
+    else if (kind === Run.Digit) sum += Math.ceil(length / 3);
+    else if (kind === Run.Punctuation) sum += 1 + (length - 1) / e.punctuationRun;
+    else if (kind === Run.OtherLetter) sum += 1 + (length - 1) / e.otherRun;
+    else if (kind === Run.Space) {
+      // A single space joins the word or punctuation after it (" the"), but not a digit.
+      const joins = next === Run.Lower || next === Run.Upper || next === Run.Punctuation;
+      sum += joins ? (length > 1 ? e.indent : 0) : e.lonelySpace;
+    }
+  };
+  for (let i = 0; i < text.length; i++) {
+    const next = classify(text.charCodeAt(i));
+    if (next === Run.Wide) {
+      flush(next);
+      kind = Run.None;
+      length = 0;
+      const c = text.charCodeAt(i);
+      sum += c >= 0xd800 && c <= 0xdfff ? e.surrogate : e.cjk;
+      continue;
+    }
+    if (next === kind) {
+      length++;
+    } else if (kind === Run.Upper && next === Run.Lower && length === 1) {
+      kind = Run.Lower; // "Hello" is one word, not "H" + "ello"
+      length++;
+    } else {
+      flush(next);
+      kind = next;
+      length = 1;
+    }
+  }
+  flush(Run.None);
+  return sum * e.margin;
+}
+
+function classify(c: number): Run {
+  if (c >= 97 && c <= 122) return Run.Lower;
+  if (c >= 65 && c <= 90) return Run.Upper;
+  if (c >= 48 && c <= 57) return Run.Digit;
+  if (c === 32 || c === 9 || c === 10 || c === 13) return Run.Space;
+  if (c < 128) return Run.Punctuation;
+  if ((c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef)) return Run.Wide;
+  if (c >= 0xd800 && c <= 0xdfff) return Run.Wide;
+  return Run.OtherLetter;
+}
