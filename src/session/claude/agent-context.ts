@@ -1,13 +1,13 @@
 /** Claude messages → the agent-neutral AgentContext (token categories per block). */
 import type { AgentContext, ContextEntry, ContextPart } from '../context-model.js';
-import type { ClaudeContext, ContextMessage } from './context.js';
+import { isSummaryBlock, type ClaudeContext, type ContextMessage } from './context.js';
 import type { ContentBlock } from './types.js';
 
 function blockParts(block: ContentBlock, message: ContextMessage): ContextPart[] {
   const role = message.role;
   switch (block.type) {
     case 'text':
-      if (message.injected || message.isCompactSummary) return [{ category: 'system', text: String(block.text ?? '') }];
+      if (message.injected || isSummaryBlock(block)) return [{ category: 'system', text: String(block.text ?? '') }];
       return [{ category: role === 'user' ? 'userText' : 'assistantText', text: String(block.text ?? '') }];
     case 'image':
       return [{ category: 'image', text: String((block.source as { data?: unknown } | undefined)?.data ?? '') }];

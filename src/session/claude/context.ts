@@ -49,6 +49,14 @@ export const NO_CONTENT = '(no content)';
 /** Tool names Claude Code renames when it sends an older transcript. */
 const TOOL_RENAMES: Readonly<Record<string, string>> = { Task: 'Agent' };
 
+/** Blocks that hold a compaction summary (tagged without touching the block, which is sent as is). */
+const summaryBlocks = new WeakSet<object>();
+
+/** True for a block of the compaction summary (counted as system/summary, not user text). */
+export function isSummaryBlock(block: ContentBlock): boolean {
+  return summaryBlocks.has(block);
+}
+
 const isThinking = (b: ContentBlock) => b.type === 'thinking' || b.type === 'redacted_thinking';
 const toolUseIds = (m: ContextMessage | undefined) => (m ? m.content.filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : []);
 const toolResultIds = (m: ContextMessage | undefined) => (m ? m.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)) : []);
@@ -71,6 +79,10 @@ export function linesToMessages(metas: LineMeta[], values: Map<number, ClaudeLin
     }
     if (meta.kind === 'user' && meta.emptyContent) continue;
     let content = contentBlocks(value.message);
+    if (meta.isCompactSummary) {
+      content = content.map((b) => ({ ...b }));
+      content.forEach((b) => summaryBlocks.add(b));
+    }
     if (meta.kind === 'assistant') content = content.map((b) => (b.type === 'tool_use' && TOOL_RENAMES[String(b.name)] ? { ...b, name: TOOL_RENAMES[String(b.name)] } : b));
     out.push({
       role: meta.kind,
@@ -103,7 +115,11 @@ export function resumeRepairs(transcript: ContextMessage[]): ContextMessage[] {
 function mergeUser(a: ContextMessage, b: ContextMessage): ContextMessage {
   const x = [...a.content];
   const last = x[x.length - 1];
-  if (last?.type === 'text' && b.content[0]?.type === 'text') x[x.length - 1] = { ...last, text: `${String(last.text)}\n` };
+  if (last?.type === 'text' && b.content[0]?.type === 'text') {
+    const joined = { ...last, text: `${String(last.text)}\n` };
+    if (summaryBlocks.has(last)) summaryBlocks.add(joined);
+    x[x.length - 1] = joined;
+  }
   const all = [...x, ...b.content];
   return {
     ...a,
