@@ -12,3 +12,8 @@ export { resolvePolicy, DEFAULT_TRIM_POLICY, type TrimPolicy, type ToolRule } fr
 export { createFsObjectStore, type FsObjectStoreOptions } from './store/drivers/objects-fs.js';
 export type { ObjectStore, ObjectInfo, ObjectStat } from './store/object-store.js';
 export { createTokenCounter, type TokenCounter } from './text/tokens.js';
+export { createHotCache, type HotCache, type CacheNamespace } from './store/hot-cache.js';
+export * from './core/clock.js';
+export * from './core/time-zone.js';
+export { createSegmenter, segmentToString, type Segmenter } from './text/segment.js';
+export { resolveDates, resolveDue, type DateMention, type DueMention, type ResolveDatesOptions } from './text/dates.js';
