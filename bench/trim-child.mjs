@@ -7,8 +7,10 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { root } from './lib.mjs';
 
+process.env.UV_THREADPOOL_SIZE ??= '8'; // as the ctxvm CLI does
 const [mode, input, output, storeDir] = process.argv.slice(2);
 const t0 = process.hrtime.bigint();
+const c0 = process.cpuUsage();
 if (mode === 'naive') {
   // the floor: readline + JSON.parse + JSON.stringify of every line, written out
   const out = createWriteStream(output);
@@ -25,4 +27,5 @@ if (mode === 'naive') {
   await trimSession({ input, output, store, measure: false });
 }
 const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-console.log(JSON.stringify({ seconds, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+const cpu = process.cpuUsage(c0);
+console.log(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, maxRssMb: process.resourceUsage().maxRSS / 1024 }));

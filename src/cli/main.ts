@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 /** The `ctxvm` executable: wires process streams into runCli and handles EPIPE. */
+// Compression and file writes share libuv's thread pool (4 threads by default); trimming runs
+// both at once, so give it more room unless the user chose a size. Read before the pool starts.
+process.env.UV_THREADPOOL_SIZE ??= '8';
 import { runCli } from './program.js';
 
 // `ctxvm ... | head` closes stdout early: that is not an error.

@@ -12,15 +12,19 @@ import { createFsObjectStore } from '../store/drivers/objects-fs.js';
 import { createTokenCounter, type TokenCounter } from '../text/tokens.js';
 import { cacheScenarios, type CacheScenario } from './cache-model.js';
 import { claudeDriver } from './claude/driver.js';
+import { codexDriver } from './codex/driver.js';
 import type { AgentKind, TokenCategory } from './context-model.js';
 import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding } from './driver.js';
 import { priceFor } from './pricing.js';
 import { countContextTokens, type TokenBreakdown } from './token-breakdown.js';
 import { resolvePolicy, type TrimPolicy } from './trim/policy.js';
 
-const drivers = new Map<AgentKind, SessionDriver>([['claude', claudeDriver]]);
+const drivers = new Map<AgentKind, SessionDriver>([
+  ['claude', claudeDriver],
+  ['codex', codexDriver],
+]);
 
-/** Registers the driver for an agent format (the Codex driver registers itself on import). */
+/** Registers (or replaces) the driver for an agent format. */
 export function registerSessionDriver(driver: SessionDriver): void {
   drivers.set(driver.agent, driver);
 }

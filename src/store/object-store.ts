@@ -44,6 +44,11 @@ export interface ObjectStat {
 export interface PutOptions {
   /** Codec for this object if it is new (default: the store's codec); e.g. 'none' for JPEG bytes. */
   codec?: ObjectCodecName;
+  /**
+   * sha256 hex of `data` when the caller has just computed it (saves hashing twice on hot paths).
+   * Trusted for the address; every read still verifies the content against it.
+   */
+  knownHash?: string;
 }
 
 /** Options of `delete`. */

@@ -175,15 +175,20 @@ describe('toAgentContext', () => {
     expect(flat).toEqual([
       'developer:system:rules',
       'user:userText:question',
-      'user:image:data:image/png;base64,AAAA',
+      'user:image:AAAA',
       'reasoning:thinking:sum',
       'reasoning:thinking:ENC',
-      'function_call:toolInput:{"command":"ls"}',
+      'function_call:toolInput:shell {"command":"ls"}',
       'function_call_output:toolResult:files',
-      'custom_tool_call:toolInput:PATCH',
+      'custom_tool_call:toolInput:apply_patch PATCH',
       'custom_tool_call_output:toolResult:done',
       'assistant:assistantText:answer',
     ]);
+  });
+
+  it('counts a rebuilt compaction summary as system text', async () => {
+    const agent = toAgentContext(await load(new RolloutBuilder().meta().user('one').compacted('SUMMARY').user('two')));
+    expect(agent.entries.map((e) => e.parts.map((p) => `${p.category}:${p.text}`).join())).toEqual(['userText:one', 'system:SUMMARY', 'userText:two']);
   });
 
   it('marks Codex repairs as injected', async () => {

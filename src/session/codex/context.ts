@@ -188,11 +188,18 @@ function blockParts(blocks: CodexContentBlock[], textCategory: TokenCategory): C
   const parts: ContextPart[] = [];
   for (const b of blocks) {
     if (!b || typeof b !== 'object') continue;
-    if (b.type === 'input_image') parts.push({ category: 'image', text: typeof b.image_url === 'string' ? b.image_url : JSON.stringify(b) });
+    if (b.type === 'input_image') parts.push({ category: 'image', text: imageData(b.image_url) });
     else if (typeof b.text === 'string') parts.push({ category: textCategory, text: b.text });
     else if (typeof b.refusal === 'string') parts.push({ category: textCategory, text: b.refusal });
   }
   return parts;
+}
+
+/** What an image part counts on: the base64 data of a data URL (token-breakdown reads its header), else the URL. */
+function imageData(url: unknown): string {
+  if (typeof url !== 'string') return '';
+  const comma = url.startsWith('data:') ? url.indexOf(',') : -1;
+  return comma === -1 ? url : url.slice(comma + 1);
 }
 
 function textOf(v: unknown): string {
@@ -200,17 +207,19 @@ function textOf(v: unknown): string {
 }
 
 /** Parts of one item, each with the token category it counts under. */
-export function codexItemParts(item: CodexItem): ContextPart[] {
+export function codexItemParts(item: CodexItem, options: { compactionSummary?: boolean } = {}): ContextPart[] {
+  const tool = typeof item.name === 'string' ? item.name : item.type === 'local_shell_call' ? 'local_shell' : item.type;
   switch (item.type) {
     case 'message':
-      return Array.isArray(item.content) ? blockParts(item.content as CodexContentBlock[], messageCategory(item.role)) : [];
+      // like Claude's compaction summary, the rebuilt summary counts as system text
+      return Array.isArray(item.content) ? blockParts(item.content as CodexContentBlock[], options.compactionSummary ? 'system' : messageCategory(item.role)) : [];
     case 'function_call':
-      return [{ category: 'toolInput', text: textOf(item.arguments) }];
+      return [{ category: 'toolInput', text: `${tool} ${textOf(item.arguments)}` }];
     case 'custom_tool_call':
-      return [{ category: 'toolInput', text: textOf(item.input) }];
+      return [{ category: 'toolInput', text: `${tool} ${textOf(item.input)}` }];
     case 'local_shell_call':
     case 'web_search_call':
-      return [{ category: 'toolInput', text: textOf(item.action) }];
+      return [{ category: 'toolInput', text: `${tool} ${textOf(item.action)}` }];
     case 'function_call_output':
     case 'custom_tool_call_output':
       return Array.isArray(item.output) ? blockParts(item.output as CodexContentBlock[], 'toolResult') : [{ category: 'toolResult', text: textOf(item.output) }];
@@ -233,7 +242,7 @@ export function toAgentContext(ctx: CodexContext): AgentContext {
   const entries: ContextEntry[] = ctx.items.map((x) => ({
     role: x.item.type === 'message' ? String(x.item.role ?? 'message') : x.item.type,
     line: x.line,
-    parts: codexItemParts(x.item),
+    parts: codexItemParts(x.item, { compactionSummary: x.compactionSummary === true }),
     ...(x.synthetic ? { injected: true } : {}),
   }));
   return { agent: 'codex', entries, ...(ctx.model ? { model: ctx.model } : {}) };

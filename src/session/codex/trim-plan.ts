@@ -64,7 +64,7 @@ export interface CodexTrimPlan {
 }
 
 /** One entry of the history shape: a file line's item, or an item a `compacted` line supplies. */
-interface ShapeEntry {
+export interface ShapeEntry {
   type: string;
   role?: string;
   callId?: string;

@@ -264,7 +264,7 @@ describe('trimCodexSession', () => {
     expect(t.before.history.some((x) => x.item.call_id === 'open' && x.item.type === 'function_call_output')).toBe(false);
     const synthetic = linesOf(t.output).find((l) => (l.payload as CodexItem).call_id === 'open' && (l.payload as CodexItem).type === 'function_call_output')!;
     expect(synthetic.payload).toEqual({ type: 'function_call_output', call_id: 'open', output: 'aborted' });
-    expect(synthetic.ctxvm).toEqual({ v: 1, s: true });
+    expect(synthetic.ctxvm).toMatchObject({ v: 1, s: true });
     // exactly what Codex sends for the original
     expect(t.after.items.map((x) => x.item)).toEqual(t.before.items.map((x) => x.item));
     expect(t.stats.counters.syntheticResults).toBe(1);
@@ -292,6 +292,17 @@ describe('trimCodexSession', () => {
     expect(out).toContain(JSON.stringify(b.lines[3]));
     expect(out).toContain(JSON.stringify(b.lines[4]));
     expect(out.startsWith(`${JSON.stringify(b.lines[0])}\n\n`)).toBe(true);
+  });
+
+  it('restores blank lines wherever they are: before, inside and after removed runs, at the end', async () => {
+    const b = new RolloutBuilder().meta().user('go').reasoning('r1').shell('cat a', big('a')).tokenCount().reasoning('r2').shell('ls', 'x').shell('pwd', 'y').assistant('ok').tokenCount();
+    const lines = b.toString().split('\n');
+    // after the prompt event, before a removed reasoning event, around removed lines, and at the end after a removed line
+    for (const at of [lines.length - 1, lines.length - 2, 9, 6, 5, 3]) lines.splice(at, 0, '');
+    const t = await trim(lines.join('\n') + '\n\n', { keepLastTurns: 0 });
+    expect(t.stats.removedLines).toBeGreaterThan(3);
+    // the file ended with a removed line and blank lines: they went into the last line's `t`
+    expect(readFileSync(t.output, 'utf8').endsWith('\n\n')).toBe(false);
   });
 
   it('keeps CRLF rollouts restorable', async () => {

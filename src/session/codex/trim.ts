@@ -64,6 +64,9 @@ const COUNTER_OF_REASON: Record<CodexRemovalReason, keyof CodexTrimCounters> = {
   'ghost-snapshot': 'ghostSnapshots',
 };
 
+/** Removed lines are stored in objects of at most this many bytes, so memory stays flat. */
+const RUN_OBJECT_BYTES = 4 * 1024 * 1024;
+
 /** A line waiting to be written (held back one step so a trailing removed run can attach to it). */
 type Pending = { raw?: RawLine; meta?: CodexLineMeta; value?: CodexLine; eol: string; annotation?: TrimAnnotation };
 
@@ -93,22 +96,37 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
   const counters = emptyCodexCounters();
   for (const reason of plan.removed.values()) counters[COUNTER_OF_REASON[reason]]++;
   const writer = await JsonlWriter.open(output);
-  // a token spans 1 to ~12 characters of ordinary text: decide the clear cases without BPE
-  const exceeds = (text: string, limit: number) => (text.length <= limit ? false : text.length >= limit * 12 ? true : !tokens.isWithin(text, limit));
+  // Threshold decisions use the tokenizer's fitted O(n) estimate, as the Claude trimmer does: it
+  // runs at or a little above the exact count, so a payload near the threshold may be paged out
+  // a little early, never kept too long.
+  const exceeds = (text: string, limit: number) => text.length > limit * 8 || (text.length * 2 > limit && tokens.estimate(text) > limit);
   let run: Buffer[] = [];
   let runBytes = 0;
+  let runObjects: string[] = [];
   let pending: Pending | undefined;
   let removedLines = 0;
   let changedLines = 0;
   let objects = 0;
 
-  const putRun = async (): Promise<string | undefined> => {
-    if (runBytes === 0) return undefined;
+  const blanks: RawLine[] = [];
+  const addToRun = (bytes: Buffer) => {
+    run.push(bytes);
+    runBytes += bytes.length;
+  };
+  const sealRunPart = async () => {
+    if (runBytes === 0) return;
     const bytes = run.length === 1 ? run[0]! : Buffer.concat(run, runBytes);
     run = [];
     runBytes = 0;
     objects++;
-    return sink.put(bytes);
+    runObjects.push(await sink.put(bytes));
+  };
+  /** Ends the current run of removed lines; its object address(es) for a `d`/`t` field. */
+  const putRun = async (): Promise<string | string[] | undefined> => {
+    await sealRunPart();
+    const list = runObjects;
+    runObjects = [];
+    return list.length === 0 ? undefined : list.length === 1 ? list[0] : list;
   };
   const emit = async (p: Pending) => {
     if (!p.annotation && p.raw) {
@@ -139,19 +157,21 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
     for await (const raw of readLines(input, { signal: opts.signal })) {
       if (raw.line % 512 === 0) opts.onProgress?.(raw.byteOffset, index.totalBytes, 3);
       const meta = metaByLine.get(raw.line);
-      // a blank line inside a removed run joins it (an annotation cannot sit on a blank line, and
-      // restore must put it back in its place); elsewhere it is kept as is
-      if (plan.removed.has(raw.line) || (!meta && runBytes > 0)) {
-        const b = originalBytes(raw);
-        run.push(b);
-        runBytes += b.length;
-        if (meta) removedLines++;
-        continue;
-      }
+      // Blank lines cannot carry an annotation: they wait for the next line. Before a removed line
+      // they join its run (restore puts them back in place); before a kept one they are copied.
       if (!meta) {
-        await queue({ raw, eol: raw.eol });
+        blanks.push(raw);
         continue;
       }
+      if (plan.removed.has(raw.line)) {
+        for (const b of blanks.splice(0)) addToRun(originalBytes(b));
+        addToRun(originalBytes(raw));
+        removedLines++;
+        if (runBytes >= RUN_OBJECT_BYTES) await sealRunPart();
+        continue;
+      }
+      if (blanks.length > 0 && runBytes === 0 && runObjects.length === 0) for (const b of blanks.splice(0)) await queue({ raw: b, eol: b.eol });
+      else for (const b of blanks.splice(0)) addToRun(originalBytes(b));
       let value: CodexLine | undefined;
       let annotation: TrimAnnotation | undefined;
       const dropped = await putRun();
@@ -166,7 +186,13 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
           annotation = { v: ANNOTATION_VERSION, o: originalHash };
         } else value = undefined; // unchanged after all: the original bytes are written
       }
-      if (dropped) annotation = { ...(annotation ?? { v: ANNOTATION_VERSION }), d: dropped };
+      if (dropped) {
+        // the run goes where it costs no extra object: after the previous line when that one is
+        // annotated anyway (changed or inserted), else before this one (which then needs `o`)
+        const prev = pending?.annotation;
+        if (prev && (prev.o || prev.s) && !prev.t) prev.t = dropped;
+        else annotation = { ...(annotation ?? { v: ANNOTATION_VERSION }), d: dropped };
+      }
       // a line an earlier trim annotated is wrapped, never passed on with the old annotation:
       // restore then undoes this trim only (and once more, the earlier one)
       if (meta.annotated) annotation ??= { v: ANNOTATION_VERSION };
@@ -180,6 +206,8 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
         await queue({ eol: raw.eol || '\n', value: synthetic, annotation: synthetic[ANNOTATION_KEY] as TrimAnnotation });
       }
     }
+    if (runBytes === 0 && runObjects.length === 0) for (const b of blanks.splice(0)) await queue({ raw: b, eol: b.eol });
+    else for (const b of blanks.splice(0)) addToRun(originalBytes(b));
     const trailing = await putRun();
     if (!pending) throw new CtxvmError('E_INVALID', `${input}: trimming would leave an empty rollout; nothing was written`);
     if (trailing) {
@@ -199,7 +227,10 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
       }
     }
     const holder = `trim:${randomUUID()}`;
-    for (const hash of sink.hashes) await store.ref(hash, holder);
+    const hashes = [...sink.hashes];
+    for (let i = 0; i < hashes.length; i += 32) await Promise.all(hashes.slice(i, i + 32).map((h) => store.ref(h, holder)));
+    // the objects and their references are durable before the trimmed file appears
+    await store.flush();
     await writer.close();
     return {
       inputBytes: index.totalBytes,

@@ -5,12 +5,13 @@
  * transform that leaves a defect for Codex to paper over is caught. Each finding names its rule
  * and the file line it is about; warnings do not make a file invalid.
  */
-import type { FindingSeverity, ValidationFinding } from '../claude/validate.js';
+import type { ValidationFinding } from '../driver.js';
 import { reconstructCodexContext, type CodexContext } from './context.js';
 import { scanCodexSession, type CodexIndex } from './scan.js';
 import { isCallType, isModelOutput, isOutputType, type CodexContentBlock } from './types.js';
 
-export type { FindingSeverity, ValidationFinding };
+export type { ValidationFinding };
+export type FindingSeverity = ValidationFinding['severity'];
 
 /** Names and meanings of the rules, for `--help` and docs. */
 export const CODEX_RULES: Readonly<Record<string, string>> = {

@@ -38,7 +38,7 @@ export function createObjectSink(store: ObjectStore, maxInFlightBytes = 16 * 102
       while (inFlightBytes > maxInFlightBytes && inFlight.size > 0) await Promise.race(inFlight);
       if (failure) throw failure;
       inFlightBytes += bytes.length;
-      const p: Promise<void> = store.put(bytes).then(
+      const p: Promise<void> = store.put(bytes, { knownHash: hash }).then(
         () => undefined,
         (error: unknown) => {
           failure ??= error;

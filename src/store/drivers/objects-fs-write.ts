@@ -7,6 +7,7 @@
  * the same content (threads or processes) produce interchangeable files.
  */
 import { mkdir, open, rename, rm, utimes } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createAtomicWriter, withAtomicWriter } from '../../core/atomic-file.js';
 import { createSha256, sha256Hex } from '../../core/hash.js';
@@ -44,11 +45,15 @@ export interface FsWriteContext {
    * before it returns (the default).
    */
   unsynced?: Set<string>;
+  /** True when the store runs on an injected clock (tests): mtimes must be stamped from it. */
+  injectedClock: boolean;
+  /** Fan-out directories known to exist (saves a mkdir per put). */
+  knownDirs: Set<string>;
 }
 
 /** Stores a whole buffer (see `ObjectStore.put`). */
 export async function putBuffer(ctx: FsWriteContext, bytes: Buffer, put?: PutOptions): Promise<ObjectInfo> {
-  const hash = sha256Hex(bytes);
+  const hash = put?.knownHash ?? sha256Hex(bytes);
   const existing = await touchExisting(ctx, hash);
   if (existing) return existing;
 
@@ -72,10 +77,11 @@ export async function putBuffer(ctx: FsWriteContext, bytes: Buffer, put?: PutOpt
         await writer.write(payload);
         await writer.write(encodeTrailer(bytes.length));
       },
-      { sync: !ctx.unsynced },
+      { sync: !ctx.unsynced, mkdirs: !ctx.knownDirs.has(dirname(path)) },
     );
+    ctx.knownDirs.add(dirname(path));
     ctx.unsynced?.add(path);
-    await stampMtime(ctx, path);
+    await stampMtime(ctx, path, true);
   } catch (error) {
     return existingAfterFailure(ctx, hash, error);
   }
@@ -146,7 +152,7 @@ async function publishStaged(ctx: FsWriteContext, staged: string, hash: string, 
     const existing = await touchExisting(ctx, hash);
     if (existing) return existing;
     const path = layout.objectPath(hash);
-    await stampMtime(ctx, staged);
+    await stampMtime(ctx, staged, true);
     await mkdir(layout.objectDir(hash), { recursive: true });
     try {
       await rename(staged, path);
@@ -195,7 +201,9 @@ function settingsFor(ctx: FsWriteContext, put?: PutOptions): CodecSettings {
   return put?.codec === undefined || put.codec === ctx.defaults.codec ? ctx.defaults : resolveCodec(put.codec);
 }
 
-async function stampMtime(ctx: FsWriteContext, path: string): Promise<void> {
+async function stampMtime(ctx: FsWriteContext, path: string, fresh = false): Promise<void> {
+  // a file just written already has mtime = now when the store runs on the real clock
+  if (fresh && !ctx.injectedClock) return;
   const stamp = new Date(ctx.now());
   await utimes(path, stamp, stamp);
 }

@@ -50,7 +50,14 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
   const layout = createFsLayout(options.root);
   const now = options.now ?? Date.now;
   const unsynced = options.durability === 'deferred' ? new Set<string>() : undefined;
-  const ctx: FsWriteContext = { layout, now, defaults: resolveCodec(options.codec, options.level), ...(unsynced ? { unsynced } : {}) };
+  const ctx: FsWriteContext = {
+    layout,
+    now,
+    defaults: resolveCodec(options.codec, options.level),
+    injectedClock: options.now !== undefined,
+    knownDirs: new Set(),
+    ...(unsynced ? { unsynced } : {}),
+  };
 
   return {
     name: 'fs',
