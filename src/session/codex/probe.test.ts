@@ -27,12 +27,14 @@ const root = process.cwd();
 const probe = resolve(root, '..', 'shared', 'tools', 'codex-resume-probe.mjs');
 const codex = process.env.CTXVM_CODEX_BIN ?? join(homedir(), '.cache', 'ctxvm-agents', 'codex-0.169.0', 'node_modules', '.bin', 'codex');
 const corpus = codexCorpusRollouts(root);
+// CI runs it (.ci/run installs the CLIs first); a missing CLI there is a failure, not a skip
+const inCi = process.env.CI === 'true';
 const skip =
-  process.env.CTXVM_CODEX_PROBE !== '1'
+  process.env.CTXVM_CODEX_PROBE !== '1' && !inCi
     ? 'set CTXVM_CODEX_PROBE=1 to run the real Codex CLI'
     : !existsSync(probe)
       ? `${probe} not found`
-      : !existsSync(codex)
+      : !existsSync(codex) && !inCi
         ? `${codex} not found (bash scripts/install-agent-clis.sh, or set CTXVM_CODEX_BIN)`
         : corpus.length === 0
           ? '../shared/corpus/sessions/codex not found'
