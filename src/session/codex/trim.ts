@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../core/hash.js';
 import { readLines, JsonlWriter, UTF8_BOM, type RawLine } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
-import { ANNOTATION_KEY, ANNOTATION_VERSION, type TrimAnnotation } from '../trim/annotation.js';
+import { ANNOTATION_KEY, ANNOTATION_VERSION, spliceAnnotation, type TrimAnnotation } from '../trim/annotation.js';
 import type { ClaudeTrimInput, ClaudeTrimStats } from '../trim/claude-trim.js';
 import { createObjectSink } from '../trim/object-sink.js';
 import { CODEX_ABORTED_OUTPUT } from './context.js';
@@ -32,18 +32,6 @@ function originalBytes(raw: RawLine): Buffer {
   if (raw.bom) parts.unshift(UTF8_BOM);
   if (raw.eol) parts.push(Buffer.from(raw.eol));
   return parts.length === 1 ? Buffer.from(raw.bytes) : Buffer.concat(parts);
-}
-
-/**
- * The line's own bytes with the annotation appended as its last field, so an otherwise unchanged
- * line stays byte-identical up to it. Undefined when the text does not end in an object.
- */
-function spliceAnnotation(raw: RawLine, annotation: TrimAnnotation): string | undefined {
-  const text = raw.text.trimEnd();
-  if (!text.endsWith('}')) return undefined;
-  const body = text.slice(0, -1).trimEnd();
-  const sep = body.endsWith('{') ? '' : ',';
-  return `${body}${sep}"${ANNOTATION_KEY}":${JSON.stringify(annotation)}}`;
 }
 
 function syntheticOutput(anchor: CodexLine, callId: string, type: string): CodexLine {
@@ -134,15 +122,18 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
       return;
     }
     const annotation = p.annotation ?? { v: ANNOTATION_VERSION };
+    // an unchanged line keeps its bytes with the annotation appended (restore cuts it off again);
+    // a changed (or already annotated) one is re-serialised and its original stored
+    if (!p.value && p.raw && !p.meta?.annotated && !annotation.s && !annotation.o) {
+      const spliced = spliceAnnotation(p.raw.bytes, p.raw.bom, annotation);
+      if (spliced !== undefined) {
+        await writer.writeRaw(spliced + p.eol);
+        return;
+      }
+    }
     if (!annotation.s && !annotation.o && p.raw) {
       annotation.o = await sink.put(originalBytes(p.raw));
       objects++;
-    }
-    // an unchanged line keeps its bytes; a changed (or already annotated) one is re-serialised
-    const spliced = !p.value && p.raw && !p.meta?.annotated ? spliceAnnotation(p.raw, annotation) : undefined;
-    if (spliced !== undefined) {
-      await writer.writeRaw(spliced + p.eol);
-      return;
     }
     const value = p.value ?? (JSON.parse(p.raw!.text) as CodexLine);
     value[ANNOTATION_KEY] = annotation;

@@ -6,7 +6,7 @@
 import { readLines, JsonlWriter } from '../../core/jsonl.js';
 import { CtxvmError, NotFoundError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
-import { mayCarryAnnotation, readAnnotation, runHashes } from './annotation.js';
+import { mayCarryAnnotation, readAnnotation, runHashes, unspliceAnnotation } from './annotation.js';
 
 export interface RestoreOptions {
   /** The trimmed transcript. */
@@ -64,7 +64,12 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
       annotated++;
       for (const h of runHashes(ann.d)) await copyObject(h, raw.line);
       if (ann.s) droppedSynthetic++;
-      else if (ann.o) {
+      else if (ann.a) {
+        const original = unspliceAnnotation(raw.text, ann);
+        if (original === undefined) throw new CtxvmError('E_PARSE', `${input}:${raw.line}: the appended ctxvm annotation is not at the end of the line`, { hint: 'the trimmed file was edited by hand' });
+        await writer.writeRaw(original + raw.eol);
+        restoredLines++;
+      } else if (ann.o) {
         await copyObject(ann.o, raw.line);
         restoredLines++;
       } else {
