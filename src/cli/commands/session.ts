@@ -20,6 +20,15 @@ function intOption(name: string) {
   };
 }
 
+function boolOption(name: string) {
+  return (value: string) => {
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on', '1'].includes(v)) return true;
+    if (['false', 'no', 'off', '0'].includes(v)) return false;
+    throw new UsageError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+  };
+}
+
 export function registerSession(program: Command, ctx: CommandContext): void {
   const session = program.command('session').description('inspect, trim, restore and page in one session file (Claude Code or Codex)');
   const store = () => createFsObjectStore({ root: ctx.config().objectsDir, durability: 'deferred' });
@@ -32,8 +41,8 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .option('--keep-turns <n>', 'leave the last N model round trips untouched (default 2)', intOption('--keep-turns'))
     .option('--no-thinking', 'keep thinking blocks')
     .option('--no-images', 'keep images')
-    .option('--keep-errors <bool>', 'keep error tool results whatever their size (default true)')
-    .action(async (input: string, opts: { output: string; json?: boolean; threshold?: number; keepTurns?: number; thinking: boolean; images: boolean }) => {
+    .option('--keep-errors <bool>', 'keep error tool results whatever their size (default true)', boolOption('--keep-errors'))
+    .action(async (input: string, opts: { output: string; json?: boolean; threshold?: number; keepTurns?: number; thinking: boolean; images: boolean; keepErrors?: boolean }) => {
       const progress = createProgress(ctx.io.stderr, { label: 'trim', total: 0 });
       const report = await trimSession({
         input: resolve(ctx.io.cwd, input),
@@ -42,6 +51,7 @@ export function registerSession(program: Command, ctx: CommandContext): void {
         policy: {
           ...(opts.threshold !== undefined ? { toolResultTokens: opts.threshold, toolInputTokens: opts.threshold } : {}),
           ...(opts.keepTurns !== undefined ? { keepLastTurns: opts.keepTurns } : {}),
+          ...(opts.keepErrors !== undefined ? { keepErrors: opts.keepErrors } : {}),
           thinking: opts.thinking,
           images: opts.images,
         },

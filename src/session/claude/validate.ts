@@ -39,10 +39,10 @@ function isEmptyBlock(b: ContentBlock): boolean {
 }
 
 /** Finds the line of the message block that holds `blockIndex` (messages merge several lines). */
-function lineOfBlock(index: ClaudeIndex, m: ContextMessage, blockIndex: number): number {
+function lineOfBlock(metaByLine: Map<number, LineMeta>, m: ContextMessage, blockIndex: number): number {
   let seen = 0;
   for (const line of m.lines) {
-    const meta = index.lines.find((x) => x.line === line);
+    const meta = metaByLine.get(line);
     const n = meta?.blockTypes.length ?? 1;
     if (blockIndex < seen + n) return line;
     seen += n;
@@ -96,9 +96,9 @@ export function validateClaudeContext(index: ClaudeIndex, ctx: ClaudeContext): V
     const line = firstLine(m);
     if (m.content.length === 0) add('empty-content', line, `${m.role} message has no content`);
     m.content.forEach((b, j) => {
-      if (isEmptyBlock(b)) add('empty-content', lineOfBlock(index, m, j), `${m.role} message has an empty text block`);
+      if (isEmptyBlock(b)) add('empty-content', lineOfBlock(metaByLine, m, j), `${m.role} message has an empty text block`);
       if (b.type === 'thinking' && (typeof b.signature !== 'string' || b.signature.length === 0)) {
-        add('thinking-signature', lineOfBlock(index, m, j), 'thinking block without a signature cannot be sent back to the API');
+        add('thinking-signature', lineOfBlock(metaByLine, m, j), 'thinking block without a signature cannot be sent back to the API');
       }
     });
     if (i > 0 && msgs[i - 1]!.role === m.role) add('role-order', line, `two ${m.role} messages in a row after merging`);
@@ -127,9 +127,8 @@ export function validateClaudeContext(index: ClaudeIndex, ctx: ClaudeContext): V
           sawOther = true;
           return;
         }
-        const at = lineOfBlock(index, m, j);
-        if (!uses.has(String(b.tool_use_id))) add('tool-result-without-use', at, `tool_result for ${String(b.tool_use_id)} answers no tool_use of the previous assistant message`);
-        if (sawOther) add('tool-result-order', at, 'tool_result after other content in the same user message');
+        if (!uses.has(String(b.tool_use_id))) add('tool-result-without-use', lineOfBlock(metaByLine, m, j), `tool_result for ${String(b.tool_use_id)} answers no tool_use of the previous assistant message`);
+        if (sawOther) add('tool-result-order', lineOfBlock(metaByLine, m, j), 'tool_result after other content in the same user message');
         const c = b.content;
         if (c !== undefined && ((typeof c === 'string' && c.length === 0 && !b.is_error) || (Array.isArray(c) && c.length === 0))) {
           // an empty tool_result content is legal for the API; Claude Code writes "" for silent commands

@@ -133,6 +133,7 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
   let runBytes = 0;
   let runObjects: string[] = [];
   let pending: Pending | undefined;
+  let held: RawLine[] = []; // blank or non-object lines waiting to know whether removed lines follow
   let removedLines = 0;
   let changedLines = 0;
   let objects = 0;
@@ -177,11 +178,23 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
       if (raw.line % 512 === 0) opts.onProgress?.(raw.byteOffset, index.totalBytes, 3);
       const meta = metaByLine.get(raw.line);
       if (!meta) {
-        // blank line: kept as is so restore stays exact
-        await queue({ raw, eol: raw.eol });
+        // A blank or non-object line cannot carry a restore annotation, and restore writes a run of
+        // removed lines back just before (or, at the end, after) an annotated line. So such a line
+        // joins an open run, or waits: into the run if removed lines follow it, else written as is.
+        if (runBytes > 0 || runObjects.length > 0) {
+          const b = originalBytes(raw);
+          run.push(b);
+          runBytes += b.length;
+        } else held.push(raw);
         continue;
       }
       if (plan.removed.has(raw.line)) {
+        for (const h of held) {
+          const b = originalBytes(h);
+          run.push(b);
+          runBytes += b.length;
+        }
+        held = [];
         const b = originalBytes(raw);
         run.push(b);
         runBytes += b.length;
@@ -189,9 +202,12 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
         if (runBytes >= RUN_OBJECT_BYTES) await sealRunPart();
         continue;
       }
+      for (const h of held) await queue({ raw: h, eol: h.eol });
+      held = [];
       let value: ClaudeLine | undefined;
       let annotation: TrimAnnotation | undefined;
       const needsParse =
+        meta.annotated ||
         (raw.line < plan.protectedFromLine && mayChange(meta, plan, policy)) ||
         (meta.parentUuid && (plan.relink.has(meta.parentUuid) || syntheticParent.has(meta.parentUuid))) ||
         runBytes > 0 ||
@@ -208,6 +224,9 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
           value.parentUuid = syntheticParent.get(value.parentUuid)!;
           changed = true;
         }
+        // a line an earlier trim annotated gets this trim's annotation (its bytes, old annotation
+        // included, become the original): restore then undoes exactly one trim at a time
+        if (meta.annotated) changed = true;
         if (changed || dropped) {
           await sink.put(original, originalHash);
           objects++;
@@ -231,6 +250,7 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
         }
       }
     }
+    for (const h of held) await queue({ raw: h, eol: h.eol });
     const trailing = await putRun();
     if (!pending) throw new CtxvmError('E_INVALID', `${input}: trimming would leave an empty transcript; nothing was written`);
     if (trailing) {
