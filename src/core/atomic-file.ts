@@ -10,9 +10,13 @@ import { ioError } from '../errors.js';
 
 const TEMP_SUFFIX = '.tmp';
 
+// unique per process (pid) and per write (counter); the random part guards against pid reuse
+const TEMP_TAG = `${process.pid.toString(36)}-${randomBytes(3).toString('hex')}`;
+let tempCounter = 0;
+
 /** Name of the temp file used while writing `target`. */
 function tempPathFor(target: string): string {
-  return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  return join(dirname(target), `.${basename(target)}.${TEMP_TAG}-${(tempCounter++).toString(36)}${TEMP_SUFFIX}`);
 }
 
 async function fsyncDirectory(dir: string): Promise<void> {

@@ -11,7 +11,7 @@ import type { ObjectStore } from '../../store/object-store.js';
 import type { TokenCounter } from '../../text/tokens.js';
 import { scanClaudeSession, type LineMeta } from '../claude/scan.js';
 import type { ClaudeLine } from '../claude/types.js';
-import { ANNOTATION_KEY, ANNOTATION_VERSION, type TrimAnnotation } from './annotation.js';
+import { ANNOTATION_KEY, ANNOTATION_VERSION, spliceAnnotation, type TrimAnnotation } from './annotation.js';
 import { planClaudeTrim, type ClaudeTrimPlan } from './claude-plan.js';
 import { emptyCounters, transformClaudeLine, type TrimCounters } from './claude-transform.js';
 import { createObjectSink } from './object-sink.js';
@@ -159,8 +159,16 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
       return;
     }
     if (!p.raw && !p.value) return;
-    const value = p.value ?? (JSON.parse(p.raw!.text) as ClaudeLine);
     const annotation = p.annotation ?? { v: ANNOTATION_VERSION };
+    // an unchanged line keeps its bytes with the annotation appended; restore cuts it off again
+    if (!p.value && p.raw && !annotation.s && !annotation.o && !p.raw.bytes.includes('"ctxvm":{')) {
+      const spliced = spliceAnnotation(p.raw.bytes, p.raw.bom, annotation);
+      if (spliced !== undefined) {
+        await writer.writeRaw(spliced + p.eol);
+        return;
+      }
+    }
+    const value = p.value ?? (JSON.parse(p.raw!.text) as ClaudeLine);
     if (!annotation.s && !annotation.o && p.raw) {
       annotation.o = await sink.put(originalBytes(p.raw));
       objects++;
@@ -227,13 +235,15 @@ export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTr
         // a line an earlier trim annotated gets this trim's annotation (its bytes, old annotation
         // included, become the original): restore then undoes exactly one trim at a time
         if (meta.annotated) changed = true;
-        if (changed || dropped) {
+        if (changed) {
           await sink.put(original, originalHash);
           objects++;
           changedLines++;
           annotation = { v: ANNOTATION_VERSION, o: originalHash, ...(dropped ? { d: dropped } : {}) };
         } else {
-          value = undefined; // unchanged after all: the original bytes are written
+          // unchanged after all: the original bytes are written (with the run's annotation appended)
+          value = undefined;
+          if (dropped) annotation = { v: ANNOTATION_VERSION, d: dropped };
         }
       }
       await queue({ raw, eol: raw.eol, ...(value ? { value } : {}), ...(annotation ? { annotation } : {}) });
