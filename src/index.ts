@@ -17,3 +17,24 @@ export * from './core/clock.js';
 export * from './core/time-zone.js';
 export { createSegmenter, segmentToString, type Segmenter } from './text/segment.js';
 export { resolveDates, resolveDue, type DateMention, type DueMention, type ResolveDatesOptions } from './text/dates.js';
+// Sessions DAG (Step 3): discovery index, snapshots, branches from snapshots, tree, archives.
+export { discoverSessions, type DiscoveredSession, type DiscoverOptions, type DiscoverResult } from './session/discovery/discover.js';
+export { resolveSessionRef, latestSessionFor, encodeClaudeProjectDir } from './session/discovery/resolve.js';
+export type { SessionCatalog, SnapshotRecord, BranchRecord, IndexedFile, SnapshotStats, StorageTotals } from './session/dag/catalog.js';
+export { createSqlSessionCatalog } from './session/dag/sql-catalog.js';
+export { createSnapshot, collectSessionFiles, type CreateSnapshotOptions, type SnapshotResult, type SnapshotSource } from './session/dag/snapshot.js';
+export { materializeSnapshot, readSnapshotFile } from './session/dag/materialize.js';
+export { loadManifest, type SnapshotManifest, type ManifestFile } from './session/dag/manifest.js';
+export { branchFromSnapshot, type BranchFromSnapshotOptions, type SnapshotBranchResult } from './session/dag/branch-snapshot.js';
+export { removeSnapshot, collectSessionGarbage, diskUsage, type DiskUsage } from './session/dag/maintenance.js';
+export { describeNode, type SnapshotInfo, type BranchInfo } from './session/dag/info.js';
+export { buildDag, renderDag, type DagGraph, type DagNode, type DagEdge } from './session/dag/tree.js';
+export { exportSnapshot, type ExportResult } from './session/dag/export.js';
+export { importSnapshot, type ImportResult } from './session/dag/import.js';
+// Warm store: SQLite behind the SqliteDriver seam, migrations.
+export { openWarmDatabase } from './store/warm/open.js';
+export { runMigrations, type Migration } from './store/warm/migrations.js';
+export { createBetterSqliteDriver } from './store/warm/sqlite-driver.js';
+export type { SqlDatabase, SqlExecutor, SqliteDriver } from './store/warm/sql.js';
+export { branchSession, prepareBranch, type BranchOptions, type BranchResult } from './session/branch/index.js';
+export { installHooks, uninstallHooks, hooksStatus } from './session/../hooks/index.js';

@@ -7,6 +7,19 @@ import { CtxvmError } from '../errors.js';
 import { createCommandContext, type CliIo, type CommandContext } from './io.js';
 import { registerDemo } from './commands/demo.js';
 import { registerSession } from './commands/session.js';
+import { registerSessions } from './commands/sessions.js';
+import { registerSnapshot } from './commands/snapshot.js';
+import { registerTree } from './commands/tree.js';
+import { registerList } from './commands/list.js';
+import { registerInfo } from './commands/info.js';
+import { registerRm } from './commands/rm.js';
+import { registerGc } from './commands/gc.js';
+import { registerDu } from './commands/du.js';
+import { registerExport } from './commands/export.js';
+import { registerImport } from './commands/import.js';
+import { registerBranch } from './commands/branch.js';
+import { registerTrim } from './commands/trim.js';
+import { registerHooks } from './commands/hooks.js';
 import { PACKAGE_VERSION } from './version.js';
 
 export const EXIT_OK = 0;
@@ -38,6 +51,19 @@ export function buildProgram(ctx: CommandContext): Command {
     .exitOverride();
   registerDemo(program, ctx);
   registerSession(program, ctx);
+  registerSessions(program, ctx);
+  registerSnapshot(program, ctx);
+  registerTree(program, ctx);
+  registerList(program, ctx);
+  registerInfo(program, ctx);
+  registerRm(program, ctx);
+  registerGc(program, ctx);
+  registerDu(program, ctx);
+  registerExport(program, ctx);
+  registerImport(program, ctx);
+  registerBranch(program, ctx);
+  registerTrim(program, ctx);
+  registerHooks(program, ctx);
   // every subcommand inherits the output routing and the exit override
   const wire = (cmd: Command) => {
     cmd.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });

@@ -3,15 +3,7 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { buildDemoClaudeSession } from '../../demo/claude-session.js';
-import { createFsObjectStore } from '../../store/drivers/objects-fs.js';
-import { analyzeSession, trimSession, validateSession } from '../../session/session.js';
-import { restoreSession } from '../../session/trim/restore.js';
-import { pageIn } from '../../session/trim/page-in.js';
 import { TOKEN_CATEGORIES } from '../../session/context-model.js';
-import { createTokenCounter } from '../../text/tokens.js';
-import { createSegmenter } from '../../text/segment.js';
-import { resolveDue } from '../../text/dates.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
 import { formatBytes, formatInt, formatPercent, table } from '../format.js';
@@ -24,6 +16,15 @@ export function registerDemo(program: Command, ctx: CommandContext): void {
     .option('--keep', 'keep the temporary folder and print its path')
     .option('--tz <zone>', 'time zone for the date examples', 'Asia/Shanghai')
     .action(async (opts: { json?: boolean; keep?: boolean; tz: string }) => {
+      // loaded here, not at startup: other commands should not pay for chrono, jieba and the engines
+      const { buildDemoClaudeSession } = await import('../../demo/claude-session.js');
+      const { createFsObjectStore } = await import('../../store/drivers/objects-fs.js');
+      const { analyzeSession, trimSession, validateSession } = await import('../../session/session.js');
+      const { restoreSession } = await import('../../session/trim/restore.js');
+      const { pageIn } = await import('../../session/trim/page-in.js');
+      const { createTokenCounter } = await import('../../text/tokens.js');
+      const { createSegmenter } = await import('../../text/segment.js');
+      const { resolveDue } = await import('../../text/dates.js');
       const home = await mkdtemp(join(tmpdir(), 'ctxvm-demo-'));
       const say = (text: string) => {
         if (!opts.json) ctx.print(text);

@@ -2,10 +2,13 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { createFsObjectStore } from '../../store/drivers/objects-fs.js';
-import { analyzeSession, trimSession, validateSession } from '../../session/session.js';
-import { restoreSession } from '../../session/trim/restore.js';
-import { pageIn } from '../../session/trim/page-in.js';
+// the engines load inside the actions, so `ctxvm --help` and unrelated commands start fast
+const engine = async () => ({
+  ...(await import('../../session/session.js')),
+  ...(await import('../../session/trim/restore.js')),
+  ...(await import('../../session/trim/page-in.js')),
+  ...(await import('../../store/drivers/objects-fs.js')),
+});
 import { TOKEN_CATEGORIES } from '../../session/context-model.js';
 import type { CommandContext } from '../io.js';
 import { createProgress } from '../progress.js';
@@ -31,7 +34,7 @@ function boolOption(name: string) {
 
 export function registerSession(program: Command, ctx: CommandContext): void {
   const session = program.command('session').description('inspect, trim, restore and page in one session file (Claude Code or Codex)');
-  const store = () => createFsObjectStore({ root: ctx.config().objectsDir, durability: 'deferred' });
+  const store = async () => (await engine()).createFsObjectStore({ root: ctx.config().objectsDir, durability: 'deferred' });
 
   withJson(session.command('trim'))
     .description('page bulky payloads out behind stubs; user and assistant text stay verbatim; restorable byte for byte')
@@ -44,10 +47,11 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .option('--keep-errors <bool>', 'keep error tool results whatever their size (default true)', boolOption('--keep-errors'))
     .action(async (input: string, opts: { output: string; json?: boolean; threshold?: number; keepTurns?: number; thinking: boolean; images: boolean; keepErrors?: boolean }) => {
       const progress = createProgress(ctx.io.stderr, { label: 'trim', total: 0 });
+      const { trimSession } = await engine();
       const report = await trimSession({
         input: resolve(ctx.io.cwd, input),
         output: resolve(ctx.io.cwd, opts.output),
-        store: store(),
+        store: await store(),
         policy: {
           ...(opts.threshold !== undefined ? { toolResultTokens: opts.threshold, toolInputTokens: opts.threshold } : {}),
           ...(opts.keepTurns !== undefined ? { keepLastTurns: opts.keepTurns } : {}),
@@ -75,6 +79,7 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .description('check a session against the API and resume rules; exit 1 when invalid')
     .argument('<file>', 'session file (.jsonl)')
     .action(async (file: string, opts: { json?: boolean }) => {
+      const { validateSession } = await engine();
       const report = await validateSession(resolve(ctx.io.cwd, file));
       if (opts.json) ctx.printJson(report);
       else {
@@ -91,6 +96,7 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .option('--turns <n>', 'model calls to simulate after resuming (default 30)', intOption('--turns'))
     .option('--model <name>', 'price as this model (default: the session\'s own)')
     .action(async (file: string, opts: { json?: boolean; turns?: number; model?: string }) => {
+      const { analyzeSession } = await engine();
       const r = await analyzeSession(resolve(ctx.io.cwd, file), { ...(opts.turns ? { turns: opts.turns } : {}), ...(opts.model ? { model: opts.model } : {}) });
       if (opts.json) return ctx.printJson(r);
       ctx.print(`${r.agent} session, ${r.messages} messages, model ${r.model ?? 'unknown'}; tokens by ${r.tokenizer}`);
@@ -121,7 +127,8 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .argument('<trimmed>', 'trimmed session file')
     .requiredOption('-o, --output <out>', 'where to write the original (atomically)')
     .action(async (input: string, opts: { output: string; json?: boolean }) => {
-      const r = await restoreSession({ input: resolve(ctx.io.cwd, input), output: resolve(ctx.io.cwd, opts.output), store: store() });
+      const { restoreSession } = await engine();
+      const r = await restoreSession({ input: resolve(ctx.io.cwd, input), output: resolve(ctx.io.cwd, opts.output), store: await store() });
       if (opts.json) return ctx.printJson({ output: opts.output, ...r });
       ctx.print(r.wasTrimmed ? `restored ${opts.output}: ${r.restoredLines} lines back from the store, ${formatBytes(r.bytes)}` : `${input} was not trimmed by ctxvm; copied it to ${opts.output}`);
     });
@@ -130,7 +137,8 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .description('print one paged-out payload by the reference in its stub (ctxvm:<hash>#<pointer>)')
     .argument('<ref>', 'reference from a stub')
     .action(async (ref: string, opts: { json?: boolean }) => {
-      const p = await pageIn(store(), ref);
+      const { pageIn } = await engine();
+      const p = await pageIn(await store(), ref);
       if (opts.json) return ctx.printJson({ ref, hash: p.hash, pointer: p.pointer, kind: p.kind, content: p.content });
       ctx.io.stdout.write(p.text.endsWith('\n') ? p.text : p.text + '\n');
     });

@@ -1,0 +1,206 @@
+/**
+ * `ctxvm hooks install|uninstall|status|run`: the optional Claude Code auto-trim. `install` adds
+ * `ctxvm hooks run --event SessionEnd|PreCompact` to Claude Code's settings.json; when Claude Code
+ * fires them, `run` reads the hook's JSON from stdin, hands it to a detached worker and exits 0 at
+ * once (Claude Code gives SessionEnd hooks 1.5 s by default); the worker forks a trimmed branch of
+ * the session (src/hooks/run.ts). `run` prints nothing and always exits 0: a hook must never
+ * break or block the agent; what happened is in $CTXVM_HOME/logs/hooks.log (`hooks status`).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import { appendHookLog, hookLogPath, readHookLog } from '../../hooks/log.js';
+import { isHookEvent, parseHookPayload, runHook, type HookPayload, type HookRunOptions } from '../../hooks/run.js';
+import { editSettingsFile, HOOK_EVENTS, hooksStatus, installHooks, readSettingsFile, uninstallHooks, type HookEvent } from '../../hooks/settings.js';
+import { createFsObjectStore } from '../../store/drivers/objects-fs.js';
+import type { CommandContext } from '../io.js';
+import { withJson } from '../program.js';
+
+/** Seams for tests; the defaults use the real process. */
+export interface HooksCommandDeps {
+  /** Reads the hook payload (default: process.stdin, at most 1 MiB, giving up after 2 s). */
+  readStdin?: () => Promise<string>;
+  /** Starts the detached worker with these CLI arguments (default: this script, detached). */
+  spawnWorker?: (args: string[]) => void;
+  /** Overrides for the worker's run (timings, thresholds, clock). */
+  runOptions?: Partial<Omit<HookRunOptions, 'event' | 'payload' | 'ctxvmHome' | 'store' | 'claudeConfigDir' | 'codexHome'>>;
+  /** Clock, Unix ms, for backup names. */
+  nowMs?: () => number;
+}
+
+const MAX_PAYLOAD_BYTES = 1 << 20;
+
+function readProcessStdin(timeoutMs = 2000): Promise<string> {
+  return new Promise((resolvePayload) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      clearTimeout(timer);
+      process.stdin.removeAllListeners('data');
+      // an agent that never closes the pipe must not keep this process alive
+      process.stdin.destroy();
+      resolvePayload(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(done, timeoutMs);
+    process.stdin.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_PAYLOAD_BYTES) chunks.push(c);
+    });
+    process.stdin.once('end', done);
+    process.stdin.once('error', done);
+  });
+}
+
+function spawnDetached(args: string[]): void {
+  const script = process.argv[1];
+  if (!script) throw new Error('cannot find the ctxvm script to start the hook worker');
+  const child = spawn(process.execPath, [...process.execArgv, script, ...args], { detached: true, stdio: 'ignore', windowsHide: true });
+  child.unref();
+}
+
+/** True when `command`'s first word can be run (an absolute path, or found on PATH). */
+function runnable(command: string, env: Readonly<Record<string, string | undefined>>): boolean {
+  const first = command.trim().split(/\s+/)[0] ?? '';
+  const canRun = (p: string) => {
+    try {
+      accessSync(p, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (first.includes('/')) return canRun(first);
+  return (env.PATH ?? '').split(delimiter).some((dir) => dir && canRun(join(dir, first)));
+}
+
+/** Payloads whose worker never ran (it could not start, or died first) are dropped after an hour. */
+async function dropStalePayloads(queue: string, now: number): Promise<void> {
+  for (const name of await readdir(queue).catch(() => [] as string[])) {
+    const path = join(queue, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && now - info.mtimeMs > 3_600_000) await rm(path, { force: true });
+  }
+}
+
+function parseEvents(value: string | undefined): HookEvent[] {
+  if (!value) return [...HOOK_EVENTS];
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const e of list) if (!isHookEvent(e)) throw new UsageError(`--events: unknown event ${JSON.stringify(e)}`, { hint: `use ${HOOK_EVENTS.join(', ')}` });
+  return list as HookEvent[];
+}
+
+export function registerHooks(program: Command, ctx: CommandContext, deps: HooksCommandDeps = {}): void {
+  const hooks = program.command('hooks').description('Claude Code auto-trim: fork a trimmed branch at SessionEnd and before compaction (never rewrites a transcript)');
+  const settingsPath = (opt: string | undefined) => (opt ? resolve(ctx.io.cwd, opt) : join(ctx.config().claudeConfigDir, 'settings.json'));
+  const nowMs = deps.nowMs ?? Date.now;
+
+  withJson(hooks.command('install'))
+    .description("add ctxvm's SessionEnd and PreCompact hooks to Claude Code's settings.json (idempotent; keeps a backup)")
+    .option('--settings <path>', 'settings file (default $CLAUDE_CONFIG_DIR/settings.json)')
+    .option('--command <cmd>', 'how Claude Code should run ctxvm (default "ctxvm"; e.g. "node /path/to/dist/cli/main.js")', 'ctxvm')
+    .option('--events <list>', `events to hook, comma-separated (default ${HOOK_EVENTS.join(',')})`)
+    .action(async (opts: { settings?: string; command: string; events?: string; json?: boolean }) => {
+      const path = settingsPath(opts.settings);
+      const events = parseEvents(opts.events);
+      const base = opts.command.trim();
+      if (!base) throw new UsageError('--command is empty');
+      const r = await editSettingsFile(path, (s) => installHooks(s, base, events), { nowMs: nowMs() });
+      const onPath = runnable(base, ctx.io.env);
+      if (opts.json) return ctx.printJson({ settings: path, changed: r.changed, events: r.events, ...(r.backup ? { backup: r.backup } : {}), command: base, commandFound: onPath });
+      ctx.print(r.changed ? `installed ctxvm hooks (${r.events.join(', ')}) in ${path}${r.backup ? `\n  backup: ${r.backup}` : ''}` : `ctxvm hooks already installed in ${path}`);
+      if (!onPath) ctx.note(`warning: "${base.split(/\s+/)[0]}" is not on PATH; Claude Code will not be able to run the hook (use --command)`);
+    });
+
+  withJson(hooks.command('uninstall'))
+    .description("remove ctxvm's hooks from settings.json (other hooks are left alone; keeps a backup)")
+    .option('--settings <path>', 'settings file (default $CLAUDE_CONFIG_DIR/settings.json)')
+    .action(async (opts: { settings?: string; json?: boolean }) => {
+      const path = settingsPath(opts.settings);
+      const r = await editSettingsFile(path, (s) => uninstallHooks(s), { nowMs: nowMs() });
+      if (opts.json) return ctx.printJson({ settings: path, changed: r.changed, events: r.events, ...(r.backup ? { backup: r.backup } : {}) });
+      ctx.print(r.changed ? `removed ctxvm hooks (${r.events.join(', ')}) from ${path}${r.backup ? `\n  backup: ${r.backup}` : ''}` : `no ctxvm hooks in ${path}`);
+    });
+
+  withJson(hooks.command('status'))
+    .description('show whether the hooks are installed, and what the last runs did')
+    .option('--settings <path>', 'settings file (default $CLAUDE_CONFIG_DIR/settings.json)')
+    .option('--last <n>', 'log entries to show (default 5)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) throw new UsageError(`--last must be a non-negative integer, got ${JSON.stringify(v)}`);
+      return n;
+    })
+    .action(async (opts: { settings?: string; last?: number; json?: boolean }) => {
+      const path = settingsPath(opts.settings);
+      const file = await readSettingsFile(path);
+      const st = hooksStatus(file.settings);
+      const home = ctx.config().home;
+      const lastRuns = await readHookLog(home, opts.last ?? 5);
+      const commands = Object.values(st.installed).filter((c): c is string => c !== null);
+      const commandFound = commands.every((c) => runnable(c, ctx.io.env));
+      if (opts.json) return ctx.printJson({ settings: path, exists: file.exists, ...st, commandFound, log: hookLogPath(home), lastRuns });
+      ctx.print(`settings: ${path}${file.exists ? '' : ' (does not exist)'}`);
+      for (const e of HOOK_EVENTS) ctx.print(`  ${e.padEnd(10)} ${st.installed[e] ? `installed: ${st.installed[e]}` : 'not installed'}${st.foreignHooks[e] ? ` (+${st.foreignHooks[e]} other hook(s))` : ''}`);
+      if (st.disableAllHooks) ctx.print('  note: disableAllHooks is true: Claude Code runs no hooks at all');
+      if (!commandFound) ctx.print('  warning: the installed command is not on PATH');
+      ctx.print(`log: ${hookLogPath(home)}`);
+      for (const r of lastRuns) ctx.print(`  ${r.time} ${r.event} ${r.outcome}${r.branch ? ` → ${r.branch.resume}` : ''}${r.reason ? ` (${r.reason})` : ''}`);
+    });
+
+  hooks
+    .command('run')
+    .description('(run by Claude Code) read the hook payload on stdin and fork a trimmed branch in the background; prints nothing, exits 0')
+    .requiredOption('--event <event>', `the hook event (${HOOK_EVENTS.join(' or ')})`)
+    .option('--sync', 'do the work before returning instead of in a detached worker')
+    .option('--worker <payload-file>', '(internal) run the work for a payload saved by the hook')
+    .action(async (opts: { event: string; sync?: boolean; worker?: string }) => {
+      let home: string | undefined;
+      const event = opts.event;
+      try {
+        const config = ctx.config();
+        home = config.home;
+        if (!isHookEvent(event)) throw new UsageError(`--event ${JSON.stringify(event)}: expected ${HOOK_EVENTS.join(' or ')}`);
+        let payload: HookPayload;
+        if (opts.worker) {
+          if (!isAbsolute(opts.worker)) throw new UsageError('--worker needs an absolute path');
+          const text = await readFile(opts.worker, 'utf8');
+          await rm(opts.worker, { force: true });
+          payload = parseHookPayload(text);
+        } else {
+          payload = parseHookPayload(await (deps.readStdin ?? readProcessStdin)());
+        }
+        if (opts.worker || opts.sync) {
+          await runHook({
+            ...deps.runOptions,
+            event,
+            payload,
+            ctxvmHome: config.home,
+            store: createFsObjectStore({ root: config.objectsDir, durability: 'deferred' }),
+            claudeConfigDir: config.claudeConfigDir,
+            codexHome: config.codexHome,
+          });
+          return;
+        }
+        // hand over to a detached worker: the agent does not wait for the branch
+        const queue = join(config.home, 'hooks', 'queue');
+        await mkdir(queue, { recursive: true });
+        await dropStalePayloads(queue, nowMs());
+        const file = join(queue, `${nowMs()}-${randomBytes(4).toString('hex')}.json`);
+        await writeFile(file, JSON.stringify(payload), { mode: 0o600 });
+        (deps.spawnWorker ?? spawnDetached)(['hooks', 'run', '--event', event, '--worker', file]);
+      } catch (error) {
+        if (home) {
+          await appendHookLog(home, {
+            time: new Date(nowMs()).toISOString(),
+            event: String(event),
+            outcome: 'failed',
+            reason: error instanceof Error ? error.message : String(error),
+          });
+        }
+        // never an exit code or output the agent would act on
+      }
+    });
+}

@@ -1,0 +1,47 @@
+/** `ctxvm sessions`: Claude Code and Codex sessions on this machine, from the incremental index. */
+import { isAbsolute, resolve, sep } from 'node:path';
+import type { Command } from 'commander';
+import type { DiscoveredSession } from '../../session/discovery/discover.js';
+import { agentOption, discover, shortTime, withDagServices } from '../dag-services.js';
+import { formatBytes, formatInt, table } from '../format.js';
+import type { CommandContext } from '../io.js';
+import { withJson } from '../program.js';
+
+/** Whether `session` belongs to project `p`: a path (that folder or one inside it) or a substring of the project. */
+export function matchesProject(session: DiscoveredSession, p: string, cwd: string, encodeClaudeProjectDir: (cwd: string) => string): boolean {
+  const looksLikePath = isAbsolute(p) || p.startsWith('.') || p.includes(sep);
+  if (looksLikePath) {
+    const dir = resolve(cwd, p);
+    if (session.project && (session.project === dir || session.project.startsWith(dir.endsWith(sep) ? dir : dir + sep))) return true;
+    return session.agent === 'claude' && session.projectDir === encodeClaudeProjectDir(dir);
+  }
+  return (session.project ?? session.projectDir ?? '').includes(p);
+}
+
+export function registerSessions(program: Command, ctx: CommandContext): void {
+  withJson(program.command('sessions'))
+    .description('list agent sessions (Claude Code and Codex), newest first; only changed files are re-read')
+    .option('--agent <agent>', 'only claude or codex sessions', agentOption)
+    .option('--project <p>', 'only sessions of this project: a directory (and folders inside it) or part of its path')
+    .option('--latest', "only the newest session of the current directory's project")
+    .action(async (opts: { json?: boolean; agent?: 'claude' | 'codex'; project?: string; latest?: boolean }) => {
+      const { sessions } = await withDagServices(ctx, (s) => discover(s, opts.agent), { objects: false });
+      const { encodeClaudeProjectDir, latestSessionFor } = await import('../../session/discovery/resolve.js');
+      let list = opts.project ? sessions.filter((s) => matchesProject(s, opts.project!, ctx.io.cwd, encodeClaudeProjectDir)) : sessions;
+      if (opts.latest) {
+        const latest = latestSessionFor(resolve(ctx.io.cwd), list, opts.agent);
+        list = latest ? [latest] : [];
+      }
+      if (opts.json) return ctx.printJson(list);
+      if (list.length === 0) {
+        ctx.note(opts.latest ? `no session found for ${ctx.io.cwd}` : 'no sessions found');
+        return;
+      }
+      ctx.print(
+        table(
+          ['agent', 'id', 'updated', 'messages', 'size', 'project', 'title'],
+          list.map((s) => [s.agent, s.id, shortTime(s.updatedAt), formatInt(s.messages), formatBytes(s.bytes), s.project ?? `(${s.projectDir ?? '?'})`, (s.title ?? '').slice(0, 60)]),
+        ),
+      );
+    });
+}

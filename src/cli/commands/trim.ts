@@ -1,0 +1,54 @@
+/** `ctxvm trim`: snapshot a session and start a trimmed branch of it, in one step. */
+import type { Command } from 'commander';
+import type { AgentKind } from '../../session/context-model.js';
+import { agentOption, resolveSession, shortId, withDagServices } from '../dag-services.js';
+import type { CommandContext } from '../io.js';
+import { createProgress } from '../progress.js';
+import { withJson } from '../program.js';
+import { branchJson, branchLines } from './branch.js';
+
+/** "20251130-123456" in UTC, for generated names. */
+function stamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+export function registerTrim(program: Command, ctx: CommandContext): void {
+  withJson(program.command('trim'))
+    .description('snapshot a session, then branch it trimmed: the original stays untouched; prints the resume command')
+    .option('--latest', "the newest session of the current directory's project")
+    .option('-s, --session <ref>', 'session id, id prefix or file path')
+    .option('--agent <agent>', 'look only at claude or codex sessions', agentOption)
+    .option('--name <name>', 'name of the snapshot (default <session id prefix>-<UTC time>); the branch is <name>-trimmed')
+    .option('--at <uuid|turn>', 'also cut the branch after this message uuid or turn number')
+    .action(async (opts: { json?: boolean; latest?: boolean; session?: string; agent?: AgentKind; name?: string; at?: string }) => {
+      const [{ createSnapshot }, { branchFromSnapshot }] = await Promise.all([import('../../session/dag/snapshot.js'), import('../../session/dag/branch-snapshot.js')]);
+      const r = await withDagServices(ctx, async (s) => {
+        const session = await resolveSession(ctx, s, opts.session, opts.latest === true, opts.agent);
+        const name = opts.name ?? `${shortId(session.id)}-${stamp(Date.now())}`;
+        const progress = createProgress(ctx.io.stderr, { label: `snapshot ${name}`, total: 0 });
+        const snap = await createSnapshot({
+          catalog: s.catalog,
+          store: s.store,
+          source: { agent: session.agent, sessionId: session.id, path: session.path, project: session.project, ...(session.siblingFiles ? { siblingFiles: session.siblingFiles } : {}) },
+          name,
+          tags: ['trim'],
+          onProgress: (done) => progress.update(done),
+        });
+        progress.done();
+        const branch = await branchFromSnapshot({
+          catalog: s.catalog,
+          store: s.store,
+          snapshot: snap.id,
+          name: `${name}-trimmed`,
+          ...(opts.at !== undefined ? { at: opts.at } : {}),
+          claudeConfigDir: s.config.claudeConfigDir,
+          codexHome: s.config.codexHome,
+          scratchDir: s.scratchDir,
+        });
+        return { snap, branch };
+      });
+      for (const w of r.branch.warnings) ctx.note(`note: ${w}`);
+      if (opts.json) return ctx.printJson({ ...branchJson(r.branch), snapshot: { id: r.snap.id, name: r.snap.name, bytes: r.snap.bytes } });
+      ctx.print([`snapshot ${r.snap.name} (${shortId(r.snap.id)}) taken; the original session is untouched`, ...branchLines(r.branch)].join('\n'));
+    });
+}

@@ -1,0 +1,21 @@
+/** Claude Code hooks: settings.json editing and the SessionEnd/PreCompact auto-trim. Re-exports only. */
+export {
+  HOOK_EVENTS,
+  editSettingsFile,
+  hookCommand,
+  hooksStatus,
+  installHooks,
+  isCtxvmHookCommand,
+  parseSettings,
+  readSettingsFile,
+  uninstallHooks,
+  type EditSettingsResult,
+  type HookEvent,
+  type HooksEdit,
+  type HooksStatus,
+  type Settings,
+  type SettingsFile,
+} from './settings.js';
+export { parseHookPayload, runHook, type HookPayload, type HookRunOptions } from './run.js';
+export { appendHookLog, hookLogPath, readHookLog, type HookLogEntry } from './log.js';
+export { tryLock, type LockHandle } from './lock.js';

@@ -1,0 +1,219 @@
+/**
+ * Cheap reads of session files for the discovery index: the id, the working directory, the title
+ * and a message count, without reconstructing anything. Large lines are skimmed (long strings
+ * are skipped, not decoded). Session logs only ever grow by appending, so a probe can resume
+ * from where the last one stopped: the state at the end of the last complete line is kept in the
+ * index with a fingerprint of the bytes just before it, and a file that grew with that
+ * fingerprint intact is read from there on.
+ *
+ * Messages: Claude Code — `user` and `assistant` lines outside sidechains and meta lines, with
+ * the lines of one split assistant reply (same `message.id`) counted once; Codex —
+ * `response_item` messages with role user or assistant.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { skimJson } from '../../core/json-skim.js';
+import { sha256Hex } from '../../core/hash.js';
+import type { AgentKind } from '../context-model.js';
+
+/** Lines longer than this are skimmed rather than parsed, bytes. */
+const SKIM_ABOVE_BYTES = 8 * 1024;
+const READ_BLOCK_BYTES = 1 << 20;
+/** Bytes before the resume offset that must be unchanged for an incremental probe. */
+const FINGERPRINT_BYTES = 256;
+const LF = 0x0a;
+
+/** What the probe tracks; serialised into the index so a grown file is read from its old end. */
+export interface ProbeState {
+  v: 1;
+  agent: AgentKind;
+  sessionId?: string;
+  cwd?: string;
+  /** Latest `summary` line text (Claude Code). */
+  summary?: string;
+  /** Latest `custom-title` (Claude Code `/rename`); wins over `summary`. */
+  customTitle?: string;
+  messages: number;
+  lines: number;
+  /** `message.id` of the last assistant line counted (split replies share it). */
+  lastMessageId?: string;
+  /** sha256 of the bytes just before the resume offset. */
+  fingerprint?: string;
+}
+
+/** Result of a probe. */
+export interface ProbeResult {
+  /** State after the last complete line (what to persist). */
+  state: ProbeState;
+  /** End of the last complete line, bytes. */
+  offset: number;
+  /** Fields as they read now (including an unterminated last line, when it parses). */
+  view: ProbeState;
+  /** Offset the read started at: 0, or the previous probe's end when it could be resumed. */
+  resumedFrom: number;
+}
+
+/** A fresh state for `agent`. */
+export function initialProbeState(agent: AgentKind): ProbeState {
+  return { v: 1, agent, messages: 0, lines: 0 };
+}
+
+/** Parses a stored state; undefined if it is unusable (then the file is read from the start). */
+export function parseProbeState(text: string, agent: AgentKind): ProbeState | undefined {
+  try {
+    const s = JSON.parse(text) as ProbeState;
+    return s && s.v === 1 && s.agent === agent && typeof s.messages === 'number' ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function parseLine(bytes: Buffer): Json | undefined {
+  try {
+    const v = bytes.length > SKIM_ABOVE_BYTES ? skimJson(bytes, 1024) : JSON.parse(bytes.toString('utf8'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+  } catch {
+    return undefined; // bad lines are the validator's business, not the index's
+  }
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+/** Applies one parsed line to the state. */
+export function applyLine(state: ProbeState, line: Json): void {
+  state.lines++;
+  if (state.agent === 'codex') {
+    const payload = (line.payload ?? {}) as Json;
+    if (line.type === 'session_meta') {
+      state.sessionId ??= text(payload.id);
+      state.cwd ??= text(payload.cwd);
+    } else if (line.type === 'turn_context') {
+      state.cwd ??= text(payload.cwd);
+    } else if (line.type === 'response_item' && payload.type === 'message' && (payload.role === 'user' || payload.role === 'assistant')) {
+      state.messages++;
+    }
+    return;
+  }
+  state.sessionId ??= text(line.sessionId);
+  state.cwd ??= text(line.cwd);
+  const type = line.type;
+  if (type === 'summary') {
+    state.summary = text(line.summary) ?? state.summary;
+    return;
+  }
+  if (type === 'custom-title') {
+    state.customTitle = text(line.customTitle) ?? text(line.title) ?? state.customTitle;
+    return;
+  }
+  if (line.isSidechain === true || line.isMeta === true) return;
+  if (type === 'user') {
+    state.messages++;
+    state.lastMessageId = undefined;
+  } else if (type === 'assistant') {
+    const id = text((line.message as Json | undefined)?.id);
+    if (id === undefined || id !== state.lastMessageId) state.messages++;
+    state.lastMessageId = id;
+  }
+}
+
+async function fingerprintAt(handle: FileHandle, offset: number): Promise<string> {
+  const start = Math.max(0, offset - FINGERPRINT_BYTES);
+  const buf = Buffer.alloc(offset - start);
+  if (buf.length > 0) await handle.read(buf, 0, buf.length, start);
+  return sha256Hex(buf);
+}
+
+/** Options of `probeSessionFile`. */
+export interface ProbeOptions {
+  agent: AgentKind;
+  /** File size to read up to (the size just stat'ed), bytes. */
+  size: number;
+  /** A previous probe to resume from, if the file only grew since. */
+  resume?: { offset: number; state: ProbeState };
+  /** Stop after the first complete line (subagent transcripts: only the id matters). */
+  firstLineOnly?: boolean;
+}
+
+/** Probes a session file, resuming from a previous probe when its fingerprint still matches. */
+export async function probeSessionFile(path: string, options: ProbeOptions): Promise<ProbeResult> {
+  const handle = await open(path, 'r');
+  try {
+    let state = initialProbeState(options.agent);
+    let offset = 0;
+    const resume = options.resume;
+    if (resume && resume.offset <= options.size && resume.state.fingerprint && resume.state.fingerprint === (await fingerprintAt(handle, resume.offset))) {
+      state = structuredClone(resume.state);
+      offset = resume.offset;
+    }
+    const resumedFrom = offset;
+    let carry: Buffer[] = [];
+    let carryBytes = 0;
+    let position = offset;
+    let stop = false;
+    while (position < options.size && !stop) {
+      const buf = Buffer.allocUnsafe(Math.min(READ_BLOCK_BYTES, options.size - position));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+      if (bytesRead === 0) break;
+      const block = buf.subarray(0, bytesRead);
+      position += bytesRead;
+      let from = 0;
+      for (let nl = block.indexOf(LF); nl !== -1; nl = block.indexOf(LF, from)) {
+        let line = block.subarray(from, nl);
+        if (carryBytes > 0) {
+          line = Buffer.concat([...carry, line]);
+          carry = [];
+          carryBytes = 0;
+        }
+        const value = line.length > 0 ? parseLine(line) : undefined;
+        if (value) applyLine(state, value);
+        offset += line.length + 1;
+        from = nl + 1;
+        if (options.firstLineOnly && value) {
+          stop = true;
+          break;
+        }
+      }
+      if (!stop && from < block.length) {
+        carry.push(block.subarray(from));
+        carryBytes += block.length - from;
+      }
+    }
+    const view = structuredClone(state);
+    if (!stop && carryBytes > 0) {
+      const value = parseLine(Buffer.concat(carry));
+      if (value) applyLine(view, value);
+    }
+    state.fingerprint = await fingerprintAt(handle, offset);
+    view.fingerprint = state.fingerprint;
+    return { state, offset, view, resumedFrom };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Tells a Codex rollout from a Claude Code transcript by the shape of its first JSON line. */
+export function agentOfLine(line: Json): AgentKind {
+  return 'payload' in line && typeof line.type === 'string' && ('timestamp' in line || line.type === 'session_meta') ? 'codex' : 'claude';
+}
+
+/** Detects the agent of a file by its first parseable line (undefined for an empty file). */
+export async function detectFileAgent(path: string): Promise<AgentKind | undefined> {
+  const handle = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    for (const raw of buf.subarray(0, bytesRead).toString('utf8').split('\n')) {
+      if (!raw.trim()) continue;
+      try {
+        const v = JSON.parse(raw) as unknown;
+        if (v && typeof v === 'object' && !Array.isArray(v)) return agentOfLine(v as Json);
+      } catch {
+        // an unterminated or bad first line: try the next
+      }
+    }
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Schema migrations for the warm store: an ordered list of versioned steps, each applied in its
+ * own transaction together with its row in `ctxvm_migrations`, so a step is either fully applied
+ * and recorded or not at all. A table rather than `PRAGMA user_version`, so the same runner and
+ * the same steps work on PostgreSQL. Two processes starting at once are safe: each step re-checks
+ * the table inside its write transaction.
+ */
+import { CtxvmError, UsageError } from '../../errors.js';
+import type { SqlDatabase, SqlExecutor } from './sql.js';
+
+/** One schema step. Steps are never edited once released; fixes are new steps. */
+export interface Migration {
+  /** Position in the order, a positive integer, unique. */
+  version: number;
+  /** Short description, recorded with the version (e.g. "session catalog"). */
+  name: string;
+  /** Portable SQL script, or a function for steps that need logic. */
+  up: string | ((tx: SqlExecutor) => Promise<void>);
+}
+
+/** What `runMigrations` did. */
+export interface MigrationResult {
+  /** Versions applied by this call, in order. */
+  applied: number[];
+  /** Schema version after the call. */
+  version: number;
+}
+
+/** Options of `runMigrations`. */
+export interface RunMigrationsOptions {
+  /** Clock for `applied_at_ms`, Unix ms (default `Date.now`). */
+  now?: () => number;
+}
+
+const TABLE = 'ctxvm_migrations';
+
+/** Throws a `UsageError` unless versions are positive integers in strictly increasing order. */
+export function checkMigrations(migrations: readonly Migration[]): void {
+  let previous = 0;
+  for (const m of migrations) {
+    if (!Number.isSafeInteger(m.version) || m.version <= previous) {
+      throw new UsageError(`migration "${m.name}": version ${m.version} must be an integer greater than ${previous} (versions are ordered and unique)`);
+    }
+    previous = m.version;
+  }
+}
+
+/** Current schema version of `db` (0 for a fresh database). */
+export async function schemaVersion(db: SqlExecutor): Promise<number> {
+  await ensureTable(db);
+  const row = await db.get<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${TABLE}`);
+  return Number(row?.v ?? 0);
+}
+
+async function ensureTable(db: SqlExecutor): Promise<void> {
+  await db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)`);
+}
+
+/** Applies every step newer than the database's version, in order. */
+export async function runMigrations(db: SqlDatabase, migrations: readonly Migration[], options: RunMigrationsOptions = {}): Promise<MigrationResult> {
+  checkMigrations(migrations);
+  const now = options.now ?? Date.now;
+  await ensureTable(db);
+  const known = migrations.length ? migrations[migrations.length - 1]!.version : 0;
+  const applied: number[] = [];
+  const rows = await db.all<{ version: number; name: string }>(`SELECT version, name FROM ${TABLE} ORDER BY version`);
+  const newest = rows.length ? Number(rows[rows.length - 1]!.version) : 0;
+  if (newest > known) {
+    throw new CtxvmError('E_UNSUPPORTED', `${db.location}: schema version ${newest} is newer than this ctxvm understands (${known})`, {
+      hint: 'upgrade ctxvm, or point CTXVM_DB at another database',
+    });
+  }
+  const byVersion = new Map(rows.map((r) => [Number(r.version), r.name]));
+  for (const m of migrations) {
+    const recorded = byVersion.get(m.version);
+    if (recorded !== undefined) {
+      if (recorded !== m.name) {
+        throw new CtxvmError('E_INTEGRITY', `${db.location}: migration ${m.version} was applied as "${recorded}" but this ctxvm calls it "${m.name}"`, {
+          hint: 'the database was written by a different build of ctxvm',
+        });
+      }
+      continue;
+    }
+    const ran = await db.transaction(async (tx) => {
+      // Another process may have applied it since the read above.
+      if (await tx.get(`SELECT version FROM ${TABLE} WHERE version = ?`, [m.version])) return false;
+      if (typeof m.up === 'string') await tx.exec(m.up);
+      else await m.up(tx);
+      await tx.run(`INSERT INTO ${TABLE} (version, name, applied_at_ms) VALUES (?, ?, ?)`, [m.version, m.name, now()]);
+      return true;
+    });
+    if (ran) applied.push(m.version);
+  }
+  return { applied, version: Math.max(newest, known) };
+}
