@@ -19,7 +19,8 @@ function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${TEMP_TAG}-${(tempCounter++).toString(36)}${TEMP_SUFFIX}`);
 }
 
-async function fsyncDirectory(dir: string): Promise<void> {
+/** fsync a directory so a rename into it survives a crash; file systems that refuse are tolerated. */
+export async function fsyncDirectory(dir: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(dir, 'r');

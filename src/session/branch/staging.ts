@@ -6,9 +6,9 @@
  * process killed at any point leaves at most the hidden staging folder (and, between the two
  * steps, a complete `<id>/` folder with no session file, which the agent ignores).
  */
-import { link, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncPaths } from '../../core/atomic-file.js';
+import { fsyncDirectory, syncPaths } from '../../core/atomic-file.js';
 import { CtxvmError, ioError } from '../../errors.js';
 
 /** Prefix of staging folders (`.ctxvm-branch-<id>.<pid>`). */
@@ -48,17 +48,6 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  let h: FileHandle | undefined;
-  try {
-    h = await open(dir, 'r');
-    await h.sync();
-  } catch {
-    // some file systems refuse to fsync a directory; the renames are atomic regardless
-  } finally {
-    await h?.close();
-  }
-}
 
 /** Every regular file below `dir`. */
 async function filesBelow(dir: string): Promise<string[]> {
@@ -106,7 +95,7 @@ export async function commitStaging(staging: Staging, stagedFile: string, target
     if (movedSide) await rename(sideTarget!, staging.sideDir).catch(() => undefined);
     throw error;
   }
-  await fsyncDir(targetDir);
+  await fsyncDirectory(targetDir);
 }
 
 /**

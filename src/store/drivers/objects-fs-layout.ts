@@ -10,7 +10,6 @@
  * "../../etc/passwd" never reaches the file system.
  */
 import { randomBytes } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assertSha256Hex, sha256Hex } from '../../core/hash.js';
 
@@ -90,15 +89,4 @@ export function errnoCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
-/** fsync a directory so a rename into it survives a crash; some file systems refuse, which is fine. */
-export async function fsyncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // EISDIR/EINVAL/EPERM on some platforms: the rename is still atomic, only less durable.
-  } finally {
-    await handle?.close().catch(() => {});
-  }
-}
+export { fsyncDirectory } from '../../core/atomic-file.js';
