@@ -173,14 +173,12 @@ try {
   rolldown = undefined;
 }
 
-/** The CLI entry as src/cli/main.ts + program.ts will be once `hooks` is wired in. */
+/** The CLI entry as src/cli/main.ts builds it (program.ts registers `hooks`). */
 const ENTRY = `
 import { buildProgram, reportError } from ${JSON.stringify(join(REPO_ROOT, 'src', 'cli', 'program.ts'))};
 import { createCommandContext } from ${JSON.stringify(join(REPO_ROOT, 'src', 'cli', 'io.ts'))};
-import { registerHooks } from ${JSON.stringify(join(REPO_ROOT, 'src', 'cli', 'commands', 'hooks.ts'))};
 const ctx = createCommandContext({ stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
 const program = buildProgram(ctx);
-registerHooks(program, ctx);
 const wire = (cmd) => { cmd.exitOverride().configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) }); cmd.commands.forEach(wire); };
 program.commands.forEach(wire);
 const argv = process.argv.slice(2);
