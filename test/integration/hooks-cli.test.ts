@@ -33,7 +33,8 @@ const haveCorpus = existsSync(SOURCE);
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ctxvm-hooks-cli-'));
-  return () => rm(dir, { recursive: true, force: true });
+  // a detached hook worker may still be finishing its log when the test ends: retry the removal
+  return () => rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
 });
 
 interface Run {
