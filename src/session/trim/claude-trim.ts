@@ -7,8 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../core/hash.js';
 import { readLines, JsonlWriter, UTF8_BOM, type RawLine } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
-import type { ObjectStore } from '../../store/object-store.js';
-import type { TokenCounter } from '../../text/tokens.js';
+import type { DriverTrimInput, DriverTrimStats } from '../driver.js';
 import { scanClaudeSession, type LineMeta } from '../claude/scan.js';
 import type { ClaudeLine } from '../claude/types.js';
 import { ANNOTATION_KEY, ANNOTATION_VERSION, spliceAnnotation, type TrimAnnotation } from './annotation.js';
@@ -17,33 +16,11 @@ import { emptyCounters, transformClaudeLine, type TrimCounters } from './claude-
 import { createObjectSink } from './object-sink.js';
 import type { TrimPolicy } from './policy.js';
 
-export interface ClaudeTrimInput {
-  input: string;
-  output: string;
-  store: ObjectStore;
-  policy: TrimPolicy;
-  tokens: TokenCounter;
-  /** Checks the finished temp file; a non-empty list of problems aborts the write. */
-  check?: (tempPath: string) => Promise<string[]>;
-  onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
-  signal?: AbortSignal;
-}
+/** Same shape as every driver's trim input (see ../driver.ts). */
+export type ClaudeTrimInput = DriverTrimInput;
 
-export interface ClaudeTrimStats {
-  inputBytes: number;
-  inputLines: number;
-  outputBytes: number;
-  outputLines: number;
-  removedLines: number;
-  changedLines: number;
-  /** Objects written (originals of changed lines, removed runs). */
-  objects: number;
-  /** Uncompressed bytes handed to the object store. */
-  pagedOutBytes: number;
-  counters: TrimCounters;
-  /** Holder id under which the objects are referenced in the store. */
-  holder: string;
-}
+/** A driver's trim stats, with the Claude-specific counters. */
+export type ClaudeTrimStats = Omit<DriverTrimStats, 'counters'> & { counters: TrimCounters };
 
 /** Whether the transform could change this line (else it is copied without being parsed). */
 function mayChange(meta: LineMeta, plan: ClaudeTrimPlan, policy: TrimPolicy): boolean {
