@@ -1,0 +1,140 @@
+/**
+ * The warm memory store: authoritative, per-user, with full-text search over a jieba-segmented
+ * column. `MemoryStore.forUser(userId)` is the only way in, so no query can be built without a
+ * user (DESIGN.md: users are isolated in the storage layer itself). Drivers: SQLite (default,
+ * FTS5) and PostgreSQL (Step 5); one contract suite in test/contract/memory-store.contract.ts.
+ */
+import type { Decision, Fact, HistoryEntry, MemoryKind, Project, Task, TaskPriority, TaskStatus, Turn } from './model.js';
+
+/** A new task; the store assigns id and times. */
+export interface NewTask {
+  title: string;
+  status?: TaskStatus;
+  priority?: TaskPriority;
+  dueAtMs?: number | null;
+  duePhrase?: string | null;
+  projectId?: string | null;
+  sourceTurnIds?: string[];
+  confidence?: number;
+}
+
+/** Fields of a task that can change; omitted fields stay. */
+export type TaskPatch = Partial<Pick<Task, 'title' | 'status' | 'priority' | 'dueAtMs' | 'duePhrase' | 'projectId'>>;
+
+/** A new decision. */
+export interface NewDecision {
+  text: string;
+  rationale?: string | null;
+  taskId?: string | null;
+  projectId?: string | null;
+  sourceTurnIds?: string[];
+}
+
+/** A fact or preference; with a `key`, replaces the user's current value for that key. */
+export interface NewFact {
+  kind: 'fact' | 'preference';
+  key?: string | null;
+  text: string;
+  importance?: number;
+  sourceTurnIds?: string[];
+}
+
+/** Which records a full-text search looks at. */
+export type SearchKind = 'turn' | MemoryKind;
+
+/** One full-text hit. */
+export interface SearchHit {
+  kind: SearchKind;
+  /** Record id (a turn id for turns). */
+  id: string;
+  /** Higher is better; comparable only within one search call (BM25-style, >= 0). */
+  score: number;
+}
+
+/** Options of `UserMemoryStore.search`. */
+export interface SearchOptions {
+  /** Kinds to search (default all). */
+  kinds?: readonly SearchKind[];
+  /** Maximum hits (default 50). */
+  limit?: number;
+}
+
+/** Options of `listTasks`. */
+export interface ListTasksOptions {
+  /** Only these statuses (default all). */
+  status?: readonly TaskStatus[];
+  /** Only tasks due before this instant, Unix ms. */
+  dueBeforeMs?: number;
+  limit?: number;
+}
+
+/** Options of `history`. */
+export interface HistoryOptions {
+  kind?: MemoryKind;
+  recordId?: string;
+  /** Newest first, at most this many (default 100). */
+  limit?: number;
+}
+
+/** Everything one user's memory holds, and the only door to it. */
+export interface UserMemoryStore {
+  readonly userId: string;
+  /**
+   * Memory version: increases on every write of this user (turns, tasks, projects, decisions,
+   * facts). Cache keys include it, so a cached rebuild is never served after memory changed.
+   */
+  version(): Promise<number>;
+
+  /** Appends raw turns (id unique per user; an existing id is left unchanged). Indexed for search. */
+  addTurns(turns: readonly Omit<Turn, 'userId'>[]): Promise<{ added: number }>;
+  /** Turns by id, in the order asked; unknown ids are skipped. */
+  getTurns(ids: readonly string[]): Promise<Turn[]>;
+  /** The newest turns, oldest first. */
+  recentTurns(limit: number): Promise<Turn[]>;
+  /** Turns around one turn in time order (`before` earlier ones, `after` later ones, itself included). */
+  turnNeighbours(id: string, before: number, after: number): Promise<Turn[]>;
+  /** Number of turns stored. */
+  countTurns(): Promise<number>;
+
+  createTask(task: NewTask, turnId?: string | null): Promise<Task>;
+  /** Applies a patch, recording one history entry per changed field; undefined if no such task. */
+  updateTask(id: string, patch: TaskPatch, turnId?: string | null): Promise<Task | undefined>;
+  /** Deletes a task (history keeps its last value); false if no such task. */
+  deleteTask(id: string, turnId?: string | null): Promise<boolean>;
+  getTask(id: string): Promise<Task | undefined>;
+  /** Tasks, open ones first by due time, then the rest by update time (newest first). */
+  listTasks(options?: ListTasksOptions): Promise<Task[]>;
+
+  /** The project with this name (case-insensitive), created if new. */
+  ensureProject(name: string, turnId?: string | null): Promise<Project>;
+  getProject(id: string): Promise<Project | undefined>;
+  listProjects(): Promise<Project[]>;
+
+  addDecision(decision: NewDecision, turnId?: string | null): Promise<Decision>;
+  listDecisions(options?: { projectId?: string; limit?: number }): Promise<Decision[]>;
+
+  /** Records a fact or preference; a keyed one replaces the previous value of that key (kept in history). */
+  setFact(fact: NewFact, turnId?: string | null): Promise<Fact>;
+  listFacts(options?: { kind?: 'fact' | 'preference' }): Promise<Fact[]>;
+  /** The current value of a keyed fact or preference. */
+  getFactByKey(key: string): Promise<Fact | undefined>;
+
+  /** Full-text search over the segmented text of turns and memory records. */
+  search(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  /** Change history, newest first. */
+  history(options?: HistoryOptions): Promise<HistoryEntry[]>;
+  /** Marks records as used in a context (raises their weight in later retrieval). */
+  touch(kind: MemoryKind, ids: readonly string[], atMs: number): Promise<void>;
+  /** Access counts and last access of records (for retrieval weighting); missing ids have none. */
+  accessStats(kind: MemoryKind, ids: readonly string[]): Promise<Map<string, { count: number; lastMs: number }>>;
+}
+
+/** A warm memory store over one database. */
+export interface MemoryStore {
+  /** Which backend: "sqlite" or "postgres". */
+  readonly driver: string;
+  /** The door to one user's memory; throws a UsageError for an empty or non-string userId. */
+  forUser(userId: string): UserMemoryStore;
+  /** Closes the underlying database when this store opened it. */
+  close(): Promise<void>;
+}
