@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'E_UNSUPPORTED'
   | 'E_UNAVAILABLE'
   | 'E_CONFLICT'
+  | 'E_LLM'
   | 'E_INTERNAL';
 
 /** Codes that mean "the input was bad" (exit 2 at the CLI); all others mean "it failed" (exit 1). */

@@ -26,6 +26,7 @@ export { createSnapshot, collectSessionFiles, type CreateSnapshotOptions, type S
 export { materializeSnapshot, readSnapshotFile } from './session/dag/materialize.js';
 export { loadManifest, type SnapshotManifest, type ManifestFile } from './session/dag/manifest.js';
 export { branchFromSnapshot, type BranchFromSnapshotOptions, type SnapshotBranchResult } from './session/dag/branch-snapshot.js';
+export { recordForkedBranch, generatedSnapshotName, type RecordForkedBranchOptions, type ForkedBranchRecord } from './session/dag/record-branch.js';
 export { removeSnapshot, collectSessionGarbage, diskUsage, type DiskUsage } from './session/dag/maintenance.js';
 export { describeNode, type SnapshotInfo, type BranchInfo } from './session/dag/info.js';
 export { buildDag, renderDag, type DagGraph, type DagNode, type DagEdge } from './session/dag/tree.js';

@@ -31,6 +31,8 @@ export interface DagServices {
 export interface DagServicesOptions {
   /** Whether the command touches the object store (default true); listing commands do not. */
   objects?: boolean;
+  /** Use this object store instead of opening one (a command that already has one open). */
+  store?: ObjectStore;
 }
 
 const noObjectStore = new Proxy({} as ObjectStore, {
@@ -45,7 +47,7 @@ export async function withDagServices<T>(ctx: CommandContext, fn: (services: Dag
   const [{ openWarmDatabase }, { createSqlSessionCatalog }, objectsFs] = await Promise.all([
     import('../store/warm/open.js'),
     import('../session/dag/sql-catalog.js'),
-    options.objects === false ? undefined : import('../store/drivers/objects-fs.js'),
+    options.objects === false || options.store ? undefined : import('../store/drivers/objects-fs.js'),
   ]);
   const db = await openWarmDatabase({ db: config.db });
   try {
@@ -54,7 +56,7 @@ export async function withDagServices<T>(ctx: CommandContext, fn: (services: Dag
       db,
       catalog: createSqlSessionCatalog(db),
       // Deferred: snapshot and rm flush once before they publish, instead of fsyncing every chunk.
-      store: objectsFs ? objectsFs.createFsObjectStore({ root: config.objectsDir, durability: 'deferred' }) : noObjectStore,
+      store: options.store ?? (objectsFs ? objectsFs.createFsObjectStore({ root: config.objectsDir, durability: 'deferred' }) : noObjectStore),
       scratchDir: join(config.home, 'tmp'),
     };
     return await fn(services);

@@ -5,21 +5,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CtxvmError } from '../errors.js';
 import { createCommandContext, type CliIo, type CommandContext } from './io.js';
-import { registerDemo } from './commands/demo.js';
-import { registerSession } from './commands/session.js';
-import { registerSessions } from './commands/sessions.js';
-import { registerSnapshot } from './commands/snapshot.js';
-import { registerTree } from './commands/tree.js';
-import { registerList } from './commands/list.js';
-import { registerInfo } from './commands/info.js';
-import { registerRm } from './commands/rm.js';
-import { registerGc } from './commands/gc.js';
-import { registerDu } from './commands/du.js';
-import { registerExport } from './commands/export.js';
-import { registerImport } from './commands/import.js';
-import { registerBranch } from './commands/branch.js';
-import { registerTrim } from './commands/trim.js';
-import { registerHooks } from './commands/hooks.js';
 import { PACKAGE_VERSION } from './version.js';
 
 export const EXIT_OK = 0;
@@ -38,7 +23,57 @@ export function withJson(cmd: Command): Command {
   return cmd.option('--json', 'print one JSON document on stdout (progress and notes go to stderr)');
 }
 
-export function buildProgram(ctx: CommandContext): Command {
+/** Registers one top-level command (its options, help text and action) on the program. */
+export type RegisterCommand = (program: Command, ctx: CommandContext) => void;
+
+/** A top-level command and how to load the module that registers it. */
+export interface CommandEntry {
+  name: string;
+  load: () => Promise<RegisterCommand>;
+}
+
+/**
+ * Every top-level command, in help order. Modules are imported only for the command being run
+ * (all of them for help and unknown commands): `ctxvm sessions` must not pay for loading the
+ * trimmer, the hooks or the memory engine. A new command is one line here.
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'demo', load: async () => (await import('./commands/demo.js')).registerDemo },
+  { name: 'session', load: async () => (await import('./commands/session.js')).registerSession },
+  { name: 'sessions', load: async () => (await import('./commands/sessions.js')).registerSessions },
+  { name: 'snapshot', load: async () => (await import('./commands/snapshot.js')).registerSnapshot },
+  { name: 'tree', load: async () => (await import('./commands/tree.js')).registerTree },
+  { name: 'list', load: async () => (await import('./commands/list.js')).registerList },
+  { name: 'info', load: async () => (await import('./commands/info.js')).registerInfo },
+  { name: 'rm', load: async () => (await import('./commands/rm.js')).registerRm },
+  { name: 'gc', load: async () => (await import('./commands/gc.js')).registerGc },
+  { name: 'du', load: async () => (await import('./commands/du.js')).registerDu },
+  { name: 'export', load: async () => (await import('./commands/export.js')).registerExport },
+  { name: 'import', load: async () => (await import('./commands/import.js')).registerImport },
+  { name: 'branch', load: async () => (await import('./commands/branch.js')).registerBranch },
+  { name: 'trim', load: async () => (await import('./commands/trim.js')).registerTrim },
+  { name: 'hooks', load: async () => (await import('./commands/hooks.js')).registerHooks },
+  { name: 'memory', load: async () => (await import('./commands/memory.js')).registerMemory },
+  { name: 'chat', load: async () => (await import('./commands/chat.js')).registerChat },
+  { name: 'reminders', load: async () => (await import('./commands/reminders.js')).registerReminders },
+  { name: 'serve', load: async () => (await import('./commands/serve.js')).registerServe },
+  { name: 'mcp', load: async () => (await import('./commands/mcp.js')).registerMcp },
+  { name: 'keys', load: async () => (await import('./commands/keys.js')).registerKeys },
+];
+
+/** The commands `argv` needs registered: the one it names, none for `--version`, else all. */
+export function commandsFor(argv: readonly string[]): readonly CommandEntry[] {
+  // The root has only flag options (--debug, -V, -h), so the first other word is the command.
+  const word = argv.find((a) => !a.startsWith('-'));
+  if (word === undefined) return argv.includes('-V') || argv.includes('--version') ? [] : COMMANDS;
+  const hit = COMMANDS.find((c) => c.name === word);
+  return hit ? [hit] : COMMANDS;
+}
+
+/**
+ * Builds the command tree for `argv` (default: every command, e.g. for help); see `commandsFor`.
+ */
+export async function buildProgram(ctx: CommandContext, argv?: readonly string[]): Promise<Command> {
   const program = new Command('ctxvm')
     .description('Virtual memory for LLM agent context: sessions (snapshot, branch, trim, restore) and memory (extract, rebuild).')
     .version(PACKAGE_VERSION, '-V, --version', 'print the version')
@@ -49,21 +84,8 @@ export function buildProgram(ctx: CommandContext): Command {
       writeErr: (s) => ctx.io.stderr.write(s),
     })
     .exitOverride();
-  registerDemo(program, ctx);
-  registerSession(program, ctx);
-  registerSessions(program, ctx);
-  registerSnapshot(program, ctx);
-  registerTree(program, ctx);
-  registerList(program, ctx);
-  registerInfo(program, ctx);
-  registerRm(program, ctx);
-  registerGc(program, ctx);
-  registerDu(program, ctx);
-  registerExport(program, ctx);
-  registerImport(program, ctx);
-  registerBranch(program, ctx);
-  registerTrim(program, ctx);
-  registerHooks(program, ctx);
+  const entries = argv ? commandsFor(argv) : COMMANDS;
+  for (const register of await Promise.all(entries.map((c) => c.load()))) register(program, ctx);
   // every subcommand inherits the output routing and the exit override
   const wire = (cmd: Command) => {
     cmd.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
@@ -107,8 +129,8 @@ export function reportError(ctx: CommandContext, error: unknown, argv: string[])
 /** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const ctx = createCommandContext(io);
-  const program = buildProgram(ctx);
   try {
+    const program = await buildProgram(ctx, argv);
     if (argv.length === 0) {
       program.outputHelp();
       return EXIT_USAGE;

@@ -54,15 +54,20 @@ export interface LineSourceOptions {
   name?: string;
   /** Abort reading. */
   signal?: AbortSignal;
+  /**
+   * Start mid-file, at the beginning of a line: its byte offset and 1-based number (default the
+   * start of the file). No byte order mark is looked for there.
+   */
+  from?: { byteOffset: number; line: number };
 }
 
 /** Splits a stream of byte chunks into lines. Works for files, sockets, or in-memory buffers. */
 export async function* linesFromChunks(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: LineSourceOptions = {}): AsyncGenerator<RawLine> {
   let carry: Buffer[] = [];
   let carryBytes = 0;
-  let lineStart = 0; // byte offset of the current line's first byte
-  let lineNo = 0;
-  let sawFirstBytes = false;
+  let lineStart = options.from?.byteOffset ?? 0; // byte offset of the current line's first byte
+  let lineNo = (options.from?.line ?? 1) - 1;
+  let sawFirstBytes = options.from !== undefined && options.from.byteOffset > 0;
   let bom = false;
   let head: Buffer | undefined; // first bytes kept until we know whether they start with a BOM
 
@@ -135,7 +140,7 @@ export async function* readLines(path: string, options: LineSourceOptions = {}):
   if (info.isDirectory()) {
     throw new CtxvmError('E_USAGE', `${path}: is a directory, expected a JSONL file`, { hint: 'pass the path of a .jsonl file' });
   }
-  const stream = createReadStream(path, { highWaterMark: READ_BLOCK_BYTES, signal: options.signal });
+  const stream = createReadStream(path, { highWaterMark: READ_BLOCK_BYTES, signal: options.signal, ...(options.from ? { start: options.from.byteOffset } : {}) });
   try {
     yield* linesFromChunks(stream as AsyncIterable<Buffer>, { ...options, name: options.name ?? path });
   } catch (cause) {

@@ -120,3 +120,44 @@ export function buildDemoClaudeSession(options: DemoSessionOptions = {}): string
   }
   return lines;
 }
+
+/** Options of `continueDemoClaudeSession`. */
+export interface DemoContinuationOptions {
+  /** Lines of the session being continued (the leaf is its last line with a `uuid`). */
+  lines: readonly string[];
+  /** The prompt the person types, and the model's reply. */
+  prompt: string;
+  reply: string;
+  /** Time of the prompt, Unix ms (the reply follows 2 s later). */
+  atMs: number;
+}
+
+/**
+ * Two more lines for a session, as Claude Code would append them when the person resumes it and
+ * asks one more thing: a prompt chained to the current leaf, and the reply. Session id, cwd and
+ * version are taken from the leaf line, so this continues a branch (new ids) as well.
+ */
+export function continueDemoClaudeSession(options: DemoContinuationOptions): string[] {
+  let leaf: Record<string, unknown> | undefined;
+  for (let i = options.lines.length - 1; i >= 0 && !leaf; i--) {
+    const v = JSON.parse(options.lines[i]!) as Record<string, unknown>;
+    if (typeof v.uuid === 'string') leaf = v;
+  }
+  if (!leaf) throw new Error('continueDemoClaudeSession: the session has no message lines');
+  const base = { isSidechain: false, userType: 'external', cwd: leaf.cwd, sessionId: leaf.sessionId, version: leaf.version, gitBranch: leaf.gitBranch };
+  const seed = `${String(leaf.uuid)}:${options.prompt}`;
+  const userUuid = uuidFrom(`${seed}:u`);
+  const assistantUuid = uuidFrom(`${seed}:a`);
+  return [
+    JSON.stringify({ parentUuid: leaf.uuid, ...base, type: 'user', message: { role: 'user', content: options.prompt }, uuid: userUuid, timestamp: new Date(options.atMs).toISOString() }),
+    JSON.stringify({
+      parentUuid: userUuid,
+      ...base,
+      message: { model: 'claude-sonnet-4-5-20250929', id: `msg_demo_${assistantUuid.slice(0, 8)}`, type: 'message', role: 'assistant', content: [{ type: 'text', text: options.reply }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 20 } },
+      requestId: `req_${assistantUuid.slice(0, 8)}`,
+      type: 'assistant',
+      uuid: assistantUuid,
+      timestamp: new Date(options.atMs + 2000).toISOString(),
+    }),
+  ];
+}

@@ -16,6 +16,8 @@ export {
   type Settings,
   type SettingsFile,
 } from './settings.js';
-export { parseHookPayload, runHook, type HookPayload, type HookRunOptions } from './run.js';
-export { appendHookLog, hookLogPath, readHookLog, type HookLogEntry } from './log.js';
+export { isHookEvent, parseHookPayload, type HookPayload } from './payload.js';
+export { runHook, type HookBranched, type HookRunOptions } from './run.js';
+export { HOOK_SNAPSHOT_TAGS, recordHookBranch, type HookDagServices } from './dag-record.js';
+export { appendHookLog, hookLogPath, readHookLog, type HookDagEntry, type HookLogEntry } from './log.js';
 export { tryLock, type LockHandle } from './lock.js';

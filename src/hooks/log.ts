@@ -13,6 +13,12 @@ export function hookLogPath(ctxvmHome: string): string {
   return join(ctxvmHome, 'logs', 'hooks.log');
 }
 
+/** Where a hook's branch was recorded in the DAG: snapshot and branch names. */
+export interface HookDagEntry {
+  snapshot: string;
+  branch: string;
+}
+
 /** One log entry. */
 export interface HookLogEntry {
   /** ISO-8601 time. */
@@ -24,6 +30,9 @@ export interface HookLogEntry {
   reason?: string;
   branch?: { sessionId: string; path: string; resume: string };
   tokens?: { before?: number; after?: number; reduction?: number };
+  /** The snapshot and branch recorded in the DAG (`ctxvm tree`), when recording worked. */
+  dag?: HookDagEntry;
+  /** Duration of the run, ms. */
   ms?: number;
 }
 

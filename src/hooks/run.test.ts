@@ -54,7 +54,7 @@ describe.skipIf(!!skip)('runHook', () => {
   it('forks a trimmed branch beside the transcript, never touching the transcript', async () => {
     const before = await sha(transcript);
     const seen: string[] = [];
-    const r = await runHook(options({ onBranched: async (b) => void seen.push(b.sessionId) }));
+    const r = await runHook(options({ onBranched: async (f) => void seen.push(f.branch.sessionId) }));
     expect(r.outcome, r.reason).toBe('branched');
     expect(r.branch!.path.startsWith(project)).toBe(true);
     expect(r.branch!.resume).toBe(`claude --resume ${r.branch!.sessionId}`);

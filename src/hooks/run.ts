@@ -10,7 +10,10 @@
  *   4. branch the snapshot (trimmed, validated) into the transcript's own project folder, and keep
  *      the branch only if trimming removed at least `minReduction` of the context's tokens;
  *   5. remember size+mtime (`$CTXVM_HOME/hooks/state/<session>.json`) so the same transcript is
- *      not branched twice, and log the outcome (`$CTXVM_HOME/logs/hooks.log`).
+ *      not branched twice;
+ *   6. hand the branch and the copy it came from to `onBranched`, which records them in the DAG
+ *      like `ctxvm trim` (snapshot of the copy + edge to the branch; see dag-record.ts), and log
+ *      the outcome (`$CTXVM_HOME/logs/hooks.log`).
  *
  * `runHook` never throws: every failure becomes a `failed` log entry, because a hook must never
  * break or block the agent.
@@ -18,53 +21,19 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-file.js';
-import { UsageError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { TokenCounter } from '../text/tokens.js';
 import { prepareBranch, type BranchResult } from '../session/branch/branch.js';
 import { cleanupStaleBranchStaging } from '../session/branch/staging.js';
 import type { TrimPolicy } from '../session/trim/policy.js';
 import { tryLock } from './lock.js';
-import { appendHookLog, type HookLogEntry } from './log.js';
-import { HOOK_EVENTS, type HookEvent } from './settings.js';
+import { appendHookLog, type HookDagEntry, type HookLogEntry } from './log.js';
+import type { HookPayload } from './payload.js';
+import type { HookEvent } from './settings.js';
 
-/** The JSON Claude Code writes on a hook's stdin (fields ctxvm uses; others are ignored). */
-export interface HookPayload {
-  session_id: string;
-  transcript_path: string;
-  cwd?: string;
-  hook_event_name?: string;
-  /** PreCompact: 'manual' | 'auto'. */
-  trigger?: string;
-  /** SessionEnd: 'clear' | 'logout' | 'prompt_input_exit' | 'other'. */
-  reason?: string;
-  [key: string]: unknown;
-}
-
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
-/** Parses and checks a hook payload (the session id is used in file names, so it is checked strictly). */
-export function parseHookPayload(text: string): HookPayload {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (cause) {
-    throw new UsageError(`hook payload is not JSON: ${(cause as Error).message}`, { cause });
-  }
-  const p = v as Partial<HookPayload> | null;
-  if (!p || typeof p !== 'object') throw new UsageError('hook payload is not a JSON object');
-  if (typeof p.session_id !== 'string' || !SAFE_ID.test(p.session_id)) throw new UsageError(`hook payload: session_id ${JSON.stringify(p.session_id)} is missing or not an id`);
-  if (typeof p.transcript_path !== 'string' || !isAbsolute(p.transcript_path) || !p.transcript_path.endsWith('.jsonl')) {
-    throw new UsageError(`hook payload: transcript_path ${JSON.stringify(p.transcript_path)} is not an absolute .jsonl path`);
-  }
-  return p as HookPayload;
-}
-
-export function isHookEvent(value: unknown): value is HookEvent {
-  return typeof value === 'string' && (HOOK_EVENTS as readonly string[]).includes(value);
-}
+export { isHookEvent, parseHookPayload, type HookPayload } from './payload.js';
 
 export interface HookRunOptions {
   event: HookEvent;
@@ -89,8 +58,20 @@ export interface HookRunOptions {
   /** Clock, Unix ms (default Date.now). */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
-  /** Called after a branch was committed (e.g. to record the DAG edge); a failure is logged only. */
-  onBranched?: (branch: BranchResult, payload: HookPayload) => Promise<void>;
+  /**
+   * Called after a branch was committed, to record it in the DAG (snapshot + edge, see
+   * dag-record.ts); what it returns goes into the log entry, a failure is logged only.
+   */
+  onBranched?: (forked: HookBranched) => Promise<HookDagEntry | void>;
+}
+
+/** A branch the hook has just committed, handed to `onBranched`. */
+export interface HookBranched {
+  event: HookEvent;
+  payload: HookPayload;
+  branch: BranchResult;
+  /** The private, stable copy of the transcript the branch was made from (removed after `onBranched` returns). */
+  capturedPath: string;
 }
 
 interface FileState {
@@ -211,12 +192,17 @@ async function work(options: HookRunOptions, entry: (e: Omit<HookLogEntry, 'time
     const branch = await prepared.commit();
     await writeFileAtomic(statePath, JSON.stringify({ ...state, branch: branch.sessionId }));
     let reason: string | undefined;
+    let dag: HookDagEntry | undefined;
     if (options.onBranched) {
-      await options.onBranched(branch, payload).catch((e: unknown) => {
-        reason = `branch written, but recording it failed: ${e instanceof Error ? e.message : String(e)}`;
-      });
+      dag = await options.onBranched({ event, payload, branch, capturedPath: snapshot }).then(
+        (d) => d ?? undefined,
+        (e: unknown) => {
+          reason = `branch written, but recording it failed: ${e instanceof Error ? e.message : String(e)}`;
+          return undefined;
+        },
+      );
     }
-    return entry({ outcome: 'branched', branch: { sessionId: branch.sessionId, path: branch.path, resume: branch.resume }, tokens, ...(reason ? { reason } : {}) });
+    return entry({ outcome: 'branched', branch: { sessionId: branch.sessionId, path: branch.path, resume: branch.resume }, tokens, ...(dag ? { dag } : {}), ...(reason ? { reason } : {}) });
   } finally {
     await lock.release();
     await rm(snapshotDir, { recursive: true, force: true });

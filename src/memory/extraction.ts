@@ -54,6 +54,11 @@ export interface TaskFields {
   duePhrase: string | null;
   /** Project name, when the message names one. */
   project: string | null;
+  /**
+   * Which of the fields above the message actually states, for change requests: an update
+   * applies only these ("改到下午四点" → ["due"]). Absent means all of them (a new task).
+   */
+  stated?: Array<'title' | 'status' | 'priority' | 'due' | 'project'>;
 }
 
 /** Which existing record a message refers to. */
@@ -77,7 +82,13 @@ export interface Extraction {
   /** For update/complete/delete/query_project: the record meant, when resolved. */
   target?: ResolvedReference;
   /** For record_decision / record_fact / set_preference: the statement, its key and rationale. */
-  memory?: { text: string; key?: string | null; rationale?: string | null };
+  memory?: {
+    text: string;
+    key?: string | null;
+    /** For keyed preferences/facts: the normalised value ("Asia/Shanghai", "+08:00", "priority", "zh"). */
+    value?: string | null;
+    rationale?: string | null;
+  };
   /** The question to ask when confidence is low ("你指的是「完成XX项目」这个任务吗？"). */
   clarification?: string;
   /** Language the rules read the message as. */

@@ -137,4 +137,25 @@ export interface MemoryStore {
   forUser(userId: string): UserMemoryStore;
   /** Closes the underlying database when this store opened it. */
   close(): Promise<void>;
+  /**
+   * Open tasks (todo, doing) of every user due at or before `untilMs` (Unix ms), earliest first
+   * (ties by user id, then task id), at most `limit`. The one read across users — for the
+   * reminder scheduler (src/memory/reminders), never for a prompt. Optional: a driver without it
+   * cannot run reminders.
+   */
+  dueTasks?(untilMs: number, limit: number, options?: DueTasksOptions): Promise<DueTask[]>;
+}
+
+/** A task coming due, with its owner (what `MemoryStore.dueTasks` returns). */
+export interface DueTask {
+  userId: string;
+  task: Task;
+}
+
+/** Options of `MemoryStore.dueTasks`. */
+export interface DueTasksOptions {
+  /** Only tasks due at or after this instant, Unix ms (default: no lower bound). */
+  sinceMs?: number;
+  /** Keyset paging: continue after this task (the last one of the previous page). */
+  after?: { dueAtMs: number; userId: string; taskId: string };
 }

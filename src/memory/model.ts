@@ -83,6 +83,7 @@ export interface Fact {
    * value for the same key replaces the old one (kept in history). Null for free-form facts.
    */
   key: string | null;
+  /** The statement; for a keyed fact, its normalised value ("Asia/Shanghai", "priority"). */
   text: string;
   createdAtMs: number;
   updatedAtMs: number;

@@ -271,3 +271,20 @@ describe.skipIf(!!skip)('export and import', () => {
     expect(kept.json()).toMatchObject({ remapped: null, project: '/home/jenkins/Personal_AI_Infrastructure', newObjects: 1 }); // all chunks shared
   });
 });
+
+describe('ctxvm demo', () => {
+  it('--json prints one document with every section, offline, and leaves nothing behind', async () => {
+    const r = await runCliInProcess(['demo', '--json'], { CTXVM_HOME: '/nonexistent/ctxvm-demo-must-not-use-this' }, process.cwd());
+    expect(r.code, r.stderr).toBe(0);
+    const doc = r.json<{ ok: boolean; problems: string[]; home: null; ms: Record<string, number>; text: unknown[]; sessions: Record<string, any> }>();
+    expect(doc).toMatchObject({ ok: true, problems: [], home: null });
+    expect(doc.text).toHaveLength(3);
+    const s = doc.sessions;
+    expect(s.trim).toMatchObject({ input: { bytes: expect.any(Number), tokens: expect.any(Number) }, output: { bytes: expect.any(Number), tokens: expect.any(Number) } });
+    expect(s.validate.valid).toBe(true);
+    expect(s.restore.identical).toBe(true);
+    expect(s.tree.nodes.map((n: { name: string }) => n.name).sort()).toEqual(['demo', 'demo-trimmed', 'demo-trimmed-2']);
+    expect(s.du).toMatchObject({ snapshots: 2, branches: 1, logicalBytes: expect.any(Number), storedBytes: expect.any(Number) });
+    expect(s.pageIn.inOriginal).toBe(true);
+  }, 60_000);
+});

@@ -15,7 +15,7 @@ import { REPO_ROOT } from '../support/corpus.js';
 
 const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 /** A stub's page-in reference as it appears inside a JSON line. */
-const REF = /page in: ctxvm session page-in (ctxvm:[0-9a-f]+#\/[^"\s\\]+)/;
+const REF = /page in: ctxvm session page-in (ctxvm:[0-9a-f]+#\d*\/[^"\s\\]+)/;
 const TOKEN_CATEGORIES = ['userText', 'assistantText', 'toolInput', 'toolResult', 'image', 'thinking', 'system'];
 
 interface Run {

@@ -1,9 +1,10 @@
 /**
  * `ctxvm hooks …` end to end. In process: install / uninstall / status on temp settings files
- * (foreign hooks kept, malformed JSON refused with exit 2, double install, uninstall), and `run`.
- * As a real process: the CLI with the hooks command (bundled on the fly with rolldown, as
- * src/cli/program.ts will wire it) is run the way Claude Code runs a hook — payload on stdin —
- * and must exit 0 at once with nothing on stdout, while its detached worker forks the branch.
+ * (foreign hooks kept, malformed JSON refused with exit 2, double install, uninstall), and `run`,
+ * whose branch must show in `ctxvm tree` (snapshot → trimmed branch, like `ctxvm trim`).
+ * As a real process: the CLI (src/cli/program.ts bundled on the fly with rolldown) is run the
+ * way Claude Code runs a hook — payload on stdin — and must exit 0 at once with nothing on
+ * stdout, while its detached worker forks the branch and records it in the DAG.
  * With CTXVM_AGENT_TESTS=1 (or CI): the real Claude Code runs the installed hook at SessionEnd,
  * and the branch it leaves resumes under its new id.
  */
@@ -19,6 +20,8 @@ import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerHooks, type HooksCommandDeps } from '../../src/cli/commands/hooks.js';
+import { registerTree } from '../../src/cli/commands/tree.js';
+import type { DagGraph } from '../../src/session/dag/tree.js';
 import { createCommandContext } from '../../src/cli/io.js';
 import { reportError } from '../../src/cli/program.js';
 import { readHookLog, type HookLogEntry } from '../../src/hooks/log.js';
@@ -43,7 +46,7 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `ctxvm <argv>` in process with the hooks command registered, like runCli does. */
+/** Runs `ctxvm <argv>` in process with the hooks and tree commands registered, like runCli does. */
 async function ctxvm(argv: string[], deps: HooksCommandDeps = {}, env: Record<string, string> = {}): Promise<Run> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -54,6 +57,7 @@ async function ctxvm(argv: string[], deps: HooksCommandDeps = {}, env: Record<st
   const ctx = createCommandContext({ stdout, stderr, env: { CTXVM_HOME: join(dir, 'ctxvm'), CLAUDE_CONFIG_DIR: join(dir, 'claude'), PATH: process.env.PATH, ...env }, cwd: dir });
   const program = new Command('ctxvm').exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
   registerHooks(program, ctx, deps);
+  registerTree(program, ctx);
   const wire = (cmd: Command) => {
     cmd.exitOverride().configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
     cmd.commands.forEach(wire);
@@ -124,6 +128,16 @@ describe('ctxvm hooks install / uninstall / status', () => {
   });
 });
 
+/** The hook's branch is in the DAG: snapshot of `SID` → trimmed branch, with the names the log gives. */
+function expectInTree(graph: DagGraph, entry: HookLogEntry): void {
+  const snap = graph.nodes.find((n) => n.kind === 'snapshot');
+  const branch = graph.nodes.find((n) => n.kind === 'branch');
+  expect(graph.nodes).toHaveLength(2);
+  expect(snap).toMatchObject({ name: entry.dag!.snapshot, sessionId: SID, tags: ['auto-trim'] });
+  expect(branch).toMatchObject({ name: entry.dag!.branch, sessionId: entry.branch!.sessionId, path: entry.branch!.path, trimmed: true });
+  expect(graph.edges).toEqual([{ from: snap!.id, to: branch!.id, kind: 'branch' }]);
+}
+
 describe.skipIf(!haveCorpus)('ctxvm hooks run (in process)', () => {
   async function project(): Promise<{ transcript: string; payload: string }> {
     const proj = join(dir, 'claude', 'projects', '-Users-pretor-Documents-PAI---TPOS');
@@ -148,7 +162,11 @@ describe.skipIf(!haveCorpus)('ctxvm hooks run (in process)', () => {
     expect(existsSync(file)).toBe(false);
     const log = await readHookLog(join(dir, 'ctxvm'));
     expect(log.at(-1)).toMatchObject({ outcome: 'branched', event: 'SessionEnd', sessionId: SID });
+    expect(log.at(-1)!.reason).toBeUndefined();
     expect((await validateSession(log.at(-1)!.branch!.path)).valid).toBe(true);
+    // recorded in the DAG like `ctxvm trim`: a snapshot of the session and the trimmed branch
+    expectInTree(JSON.parse((await ctxvm(['tree', '--json'])).stdout) as DagGraph, log.at(-1)!);
+    expect((await ctxvm(['hooks', 'status'])).stdout).toContain(`[${log.at(-1)!.dag!.branch} in ctxvm tree]`);
   });
 
   it('exits 0 with nothing printed whatever goes wrong, and logs it', async () => {
@@ -179,10 +197,8 @@ const ENTRY = `
 import { buildProgram, reportError } from ${JSON.stringify(join(REPO_ROOT, 'src', 'cli', 'program.ts'))};
 import { createCommandContext } from ${JSON.stringify(join(REPO_ROOT, 'src', 'cli', 'io.ts'))};
 const ctx = createCommandContext({ stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
-const program = buildProgram(ctx);
-const wire = (cmd) => { cmd.exitOverride().configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) }); cmd.commands.forEach(wire); };
-program.commands.forEach(wire);
 const argv = process.argv.slice(2);
+const program = await buildProgram(ctx, argv);
 try { await program.parseAsync(argv, { from: 'user' }); } catch (e) { process.exitCode = reportError(ctx, e, argv); }
 `;
 
@@ -246,6 +262,9 @@ describe.skipIf(!haveCorpus || !rolldown)('ctxvm hooks as a real process', () =>
     expect(done, JSON.stringify(await readHookLog(home))).toMatchObject({ outcome: 'branched', event: 'PreCompact' });
     expect((await validateSession(done!.branch!.path)).valid).toBe(true);
     expect(createHash('sha256').update(await readFile(transcript)).digest('hex')).toBe(before);
+    const tree = await run(process.execPath, [cli, 'tree', '--json'], { cwd: dir, env });
+    expect(tree.code, tree.stderr).toBe(0);
+    expectInTree(JSON.parse(tree.stdout) as DagGraph, done!);
   }, 120_000);
 
   const agents = existsSync(CORPUS_DIR) && existsSync(join(SHARED_TOOLS, 'claude-resume-probe.mjs')) && (process.env.CI === 'true' || process.env.CTXVM_AGENT_TESTS === '1');

@@ -3,7 +3,8 @@
  * `ctxvm hooks run --event SessionEnd|PreCompact` to Claude Code's settings.json; when Claude Code
  * fires them, `run` reads the hook's JSON from stdin, hands it to a detached worker and exits 0 at
  * once (Claude Code gives SessionEnd hooks 1.5 s by default); the worker forks a trimmed branch of
- * the session (src/hooks/run.ts). `run` prints nothing and always exits 0: a hook must never
+ * the session (src/hooks/run.ts) and records it in the snapshot DAG like `ctxvm trim` (snapshot +
+ * trimmed branch, src/hooks/dag-record.ts), so `ctxvm tree` shows it. `run` prints nothing and always exits 0: a hook must never
  * break or block the agent; what happened is in $CTXVM_HOME/logs/hooks.log (`hooks status`).
  */
 import { spawn } from 'node:child_process';
@@ -14,9 +15,10 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { appendHookLog, hookLogPath, readHookLog } from '../../hooks/log.js';
-import { isHookEvent, parseHookPayload, runHook, type HookPayload, type HookRunOptions } from '../../hooks/run.js';
+import { isHookEvent, parseHookPayload, type HookPayload } from '../../hooks/payload.js';
+import type { HookRunOptions } from '../../hooks/run.js';
 import { editSettingsFile, HOOK_EVENTS, hooksStatus, installHooks, readSettingsFile, uninstallHooks, type HookEvent } from '../../hooks/settings.js';
-import { createFsObjectStore } from '../../store/drivers/objects-fs.js';
+import { withDagServices } from '../dag-services.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
 
@@ -27,7 +29,7 @@ export interface HooksCommandDeps {
   /** Starts the detached worker with these CLI arguments (default: this script, detached). */
   spawnWorker?: (args: string[]) => void;
   /** Overrides for the worker's run (timings, thresholds, clock). */
-  runOptions?: Partial<Omit<HookRunOptions, 'event' | 'payload' | 'ctxvmHome' | 'store' | 'claudeConfigDir' | 'codexHome'>>;
+  runOptions?: Partial<Omit<HookRunOptions, 'event' | 'payload' | 'ctxvmHome' | 'store' | 'claudeConfigDir' | 'codexHome' | 'onBranched'>>;
   /** Clock, Unix ms, for backup names. */
   nowMs?: () => number;
 }
@@ -147,12 +149,12 @@ export function registerHooks(program: Command, ctx: CommandContext, deps: Hooks
       if (st.disableAllHooks) ctx.print('  note: disableAllHooks is true: Claude Code runs no hooks at all');
       if (!commandFound) ctx.print('  warning: the installed command is not on PATH');
       ctx.print(`log: ${hookLogPath(home)}`);
-      for (const r of lastRuns) ctx.print(`  ${r.time} ${r.event} ${r.outcome}${r.branch ? ` → ${r.branch.resume}` : ''}${r.reason ? ` (${r.reason})` : ''}`);
+      for (const r of lastRuns) ctx.print(`  ${r.time} ${r.event} ${r.outcome}${r.branch ? ` → ${r.branch.resume}` : ''}${r.dag ? ` [${r.dag.branch} in ctxvm tree]` : ''}${r.reason ? ` (${r.reason})` : ''}`);
     });
 
   hooks
     .command('run')
-    .description('(run by Claude Code) read the hook payload on stdin and fork a trimmed branch in the background; prints nothing, exits 0')
+    .description('(run by Claude Code) read the hook payload on stdin, fork a trimmed branch in the background and record it in the DAG; prints nothing, exits 0')
     .requiredOption('--event <event>', `the hook event (${HOOK_EVENTS.join(' or ')})`)
     .option('--sync', 'do the work before returning instead of in a detached worker')
     .option('--worker <payload-file>', '(internal) run the work for a payload saved by the hook')
@@ -173,14 +175,24 @@ export function registerHooks(program: Command, ctx: CommandContext, deps: Hooks
           payload = parseHookPayload(await (deps.readStdin ?? readProcessStdin)());
         }
         if (opts.worker || opts.sync) {
+          // the worker is the only part that needs the branch, trim and DAG code
+          const [{ runHook }, { recordHookBranch }, { createFsObjectStore }] = await Promise.all([
+            import('../../hooks/run.js'),
+            import('../../hooks/dag-record.js'),
+            import('../../store/drivers/objects-fs.js'),
+          ]);
+          const store = createFsObjectStore({ root: config.objectsDir, durability: 'deferred' });
           await runHook({
             ...deps.runOptions,
             event,
             payload,
             ctxvmHome: config.home,
-            store: createFsObjectStore({ root: config.objectsDir, durability: 'deferred' }),
+            store,
             claudeConfigDir: config.claudeConfigDir,
             codexHome: config.codexHome,
+            // recorded like `ctxvm trim` (snapshot + edge); the warm store is opened only then
+            onBranched: (forked) =>
+              withDagServices(ctx, (s) => recordHookBranch({ catalog: s.catalog, store: s.store, ...(deps.runOptions?.now ? { now: deps.runOptions.now } : {}) }, forked), { store }),
           });
           return;
         }

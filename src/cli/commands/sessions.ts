@@ -26,11 +26,15 @@ export function registerSessions(program: Command, ctx: CommandContext): void {
     .option('--latest', "only the newest session of the current directory's project")
     .action(async (opts: { json?: boolean; agent?: 'claude' | 'codex'; project?: string; latest?: boolean }) => {
       const { sessions } = await withDagServices(ctx, (s) => discover(s, opts.agent), { objects: false });
-      const { encodeClaudeProjectDir, latestSessionFor } = await import('../../session/discovery/resolve.js');
-      let list = opts.project ? sessions.filter((s) => matchesProject(s, opts.project!, ctx.io.cwd, encodeClaudeProjectDir)) : sessions;
-      if (opts.latest) {
-        const latest = latestSessionFor(resolve(ctx.io.cwd), list, opts.agent);
-        list = latest ? [latest] : [];
+      let list = sessions;
+      // the resolver is needed only to filter; a plain listing does not load it
+      if (opts.project || opts.latest) {
+        const { encodeClaudeProjectDir, latestSessionFor } = await import('../../session/discovery/resolve.js');
+        if (opts.project) list = list.filter((s) => matchesProject(s, opts.project!, ctx.io.cwd, encodeClaudeProjectDir));
+        if (opts.latest) {
+          const latest = latestSessionFor(resolve(ctx.io.cwd), list, opts.agent);
+          list = latest ? [latest] : [];
+        }
       }
       if (opts.json) return ctx.printJson(list);
       if (list.length === 0) {

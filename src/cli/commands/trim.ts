@@ -7,11 +7,6 @@ import { createProgress } from '../progress.js';
 import { withJson } from '../program.js';
 import { branchJson, branchLines } from './branch.js';
 
-/** "20251130-123456" in UTC, for generated names. */
-function stamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-}
-
 export function registerTrim(program: Command, ctx: CommandContext): void {
   withJson(program.command('trim'))
     .description('snapshot a session, then branch it trimmed: the original stays untouched; prints the resume command')
@@ -21,10 +16,14 @@ export function registerTrim(program: Command, ctx: CommandContext): void {
     .option('--name <name>', 'name of the snapshot (default <session id prefix>-<UTC time>); the branch is <name>-trimmed')
     .option('--at <uuid|turn>', 'also cut the branch after this message uuid or turn number')
     .action(async (opts: { json?: boolean; latest?: boolean; session?: string; agent?: AgentKind; name?: string; at?: string }) => {
-      const [{ createSnapshot }, { branchFromSnapshot }] = await Promise.all([import('../../session/dag/snapshot.js'), import('../../session/dag/branch-snapshot.js')]);
+      const [{ createSnapshot }, { branchFromSnapshot }, { generatedSnapshotName }] = await Promise.all([
+        import('../../session/dag/snapshot.js'),
+        import('../../session/dag/branch-snapshot.js'),
+        import('../../session/dag/record-branch.js'),
+      ]);
       const r = await withDagServices(ctx, async (s) => {
         const session = await resolveSession(ctx, s, opts.session, opts.latest === true, opts.agent);
-        const name = opts.name ?? `${shortId(session.id)}-${stamp(Date.now())}`;
+        const name = opts.name ?? generatedSnapshotName(session.id, Date.now());
         const progress = createProgress(ctx.io.stderr, { label: `snapshot ${name}`, total: 0 });
         const snap = await createSnapshot({
           catalog: s.catalog,

@@ -320,7 +320,7 @@ describe('a branch of a trimmed session', () => {
     const body = await readFile(r.path, 'utf8');
     expect(body).not.toContain('"ctxvm":{');
     expect(r.holders).toEqual([`branch:${NEW_ID}`]);
-    const ref = /page in: ctxvm session page-in (ctxvm:[0-9a-f]+#\/[^"\s\\]+)/.exec(body)![1]!;
+    const ref = /page in: ctxvm session page-in (ctxvm:[0-9a-f]+#\d*\/[^"\s\\]+)/.exec(body)![1]!;
     const paged = await pageIn(env.store, ref);
     expect(paged.text).toContain('log line 499');
     expect(await env.store.holders(paged.hash)).toContain(`branch:${NEW_ID}`);

@@ -25,7 +25,7 @@ import { scanClaudeSession } from '../claude/scan.js';
 import { codexDriver } from '../codex/driver.js';
 import type { AgentKind } from '../context-model.js';
 import { detectAgent, driverFor, registerSessionDriver, trimSession, validateSession, type TrimReport } from '../session.js';
-import { mayCarryAnnotation, readAnnotation, runHashes } from '../trim/annotation.js';
+import { annotationObjects as namedObjects, mayCarryAnnotation, readAnnotation } from '../trim/annotation.js';
 import type { TrimPolicy } from '../trim/policy.js';
 import { planClaude, planCodex } from './agent-plan.js';
 import { isUuid, newSessionId, resumeCommand } from './paths.js';
@@ -138,8 +138,7 @@ async function annotationObjects(file: string): Promise<Set<string>> {
     if (!rec.value || !mayCarryAnnotation(rec.raw.bytes)) continue;
     const a = readAnnotation(rec.value, { file, line: rec.raw.line, byteOffset: rec.raw.byteOffset });
     if (!a) continue;
-    if (a.o) out.add(a.o);
-    for (const h of [...runHashes(a.d), ...runHashes(a.t)]) out.add(h);
+    for (const h of namedObjects(a)) out.add(h);
   }
   return out;
 }

@@ -4,8 +4,7 @@
  * still page in), remapping the project folder, and writing a line so that it always ends in "\n"
  * (the agent appends after it).
  */
-import { isSha256Hex } from '../../core/hash.js';
-import { ANNOTATION_KEY, runHashes } from '../trim/annotation.js';
+import { ANNOTATION_KEY, annotationObjects } from '../trim/annotation.js';
 
 /** Project folder remap: `from` and anything below it moves to `to`. */
 export interface CwdRemap {
@@ -29,13 +28,7 @@ export function stripAnnotation(line: Record<string, unknown>, objects: Set<stri
   if (!(ANNOTATION_KEY in line)) return false;
   const a = line[ANNOTATION_KEY];
   delete line[ANNOTATION_KEY];
-  if (a && typeof a === 'object' && !Array.isArray(a)) {
-    const ann = a as { o?: unknown; d?: unknown; t?: unknown };
-    if (isSha256Hex(ann.o)) objects.add(ann.o);
-    for (const field of [ann.d, ann.t]) {
-      if (typeof field === 'string' || Array.isArray(field)) for (const h of runHashes(field as string | string[])) if (isSha256Hex(h)) objects.add(h);
-    }
-  }
+  for (const h of annotationObjects(a)) objects.add(h);
   return true;
 }
 

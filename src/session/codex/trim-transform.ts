@@ -28,8 +28,8 @@ export function emptyCodexCounters(): CodexTrimCounters {
 export interface CodexTransformContext {
   plan: CodexTrimPlan;
   policy: TrimPolicy;
-  /** Hash of the object that will hold this line's original bytes (known before the transform). */
-  originalHash: string;
+  /** Where this line's original will be stored, `<pack>#<offset>` (known before the transform; see payloadRef). */
+  originalRef: string;
   /** Tokens above `limit`? Callers pass the real tokenizer. */
   exceeds(text: string, limit: number): boolean;
   counters: CodexTrimCounters;
@@ -41,7 +41,7 @@ const IDENTIFYING_ARGS = new Set(['command', 'cmd', 'workdir', 'file_path', 'pat
 const COMMAND_HEAD_CHARS = 200;
 
 function ref(ctx: CodexTransformContext, segments: (string | number)[]): string {
-  return payloadRef(ctx.originalHash, jsonPointer(segments));
+  return payloadRef(ctx.originalRef, jsonPointer(segments));
 }
 
 function imageStub(block: CodexContentBlock, reference: string): CodexContentBlock {

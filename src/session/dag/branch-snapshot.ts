@@ -10,7 +10,7 @@
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CtxvmError, NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import type { TokenCounter } from '../../text/tokens.js';
 import { prepareBranch, type BranchResult } from '../branch/branch.js';
@@ -18,7 +18,8 @@ import type { TrimPolicy } from '../trim/policy.js';
 import type { BranchRecord, SessionCatalog, SnapshotRecord } from './catalog.js';
 import { loadManifest } from './manifest.js';
 import { materializeSnapshot } from './materialize.js';
-import { assertNameFree, assertValidName, newDagId } from './snapshot.js';
+import { recordBranchEdge } from './record-branch.js';
+import { assertNameFree, assertValidName } from './snapshot.js';
 
 /** Options of `branchFromSnapshot`. */
 export interface BranchFromSnapshotOptions {
@@ -99,26 +100,7 @@ export async function branchFromSnapshot(options: BranchFromSnapshotOptions): Pr
       throw error;
     }
     const result = await prepared.commit();
-    const branch: BranchRecord = {
-      id: newDagId(),
-      name: options.name,
-      snapshotId: snapshot.id,
-      agent: result.agent,
-      sessionId: result.sessionId,
-      path: result.path,
-      trimmed: result.trimmed !== undefined,
-      cutAt: options.at === undefined ? null : String(options.at),
-      createdAtMs: now(),
-    };
-    try {
-      await catalog.addBranch(branch);
-    } catch (error) {
-      if (!CtxvmError.is(error)) throw error;
-      throw new CtxvmError(error.code, `${error.message}; the new session was written (${result.path}) but its edge was not recorded`, {
-        cause: error,
-        hint: `resume it with \`${result.resume}\`; snapshot it to bring it into the tree`,
-      });
-    }
+    const branch = await recordBranchEdge(catalog, { name: options.name, snapshotId: snapshot.id, result, ...(options.at !== undefined ? { at: options.at } : {}), createdAtMs: now() });
     return { ...result, branch, snapshot: { id: snapshot.id, name: snapshot.name } };
   } finally {
     await rm(dir, { recursive: true, force: true });

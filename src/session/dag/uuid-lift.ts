@@ -21,6 +21,10 @@ const MARK = 0x01;
 const ESC = 0x02;
 const DASH = 0x2d;
 const UUID_TEXT_LENGTH = 36;
+/** The text-stream byte that stands for one lifted UUID. */
+export const UUID_MARK = MARK;
+/** The text-stream byte that escapes a literal 0x01 or 0x02 (written before it). */
+export const UUID_ESCAPE = ESC;
 const MARK_BYTE = Buffer.from([MARK]);
 
 /** Lowercase hex digits. */
@@ -31,7 +35,7 @@ const HEX = (() => {
 })();
 
 /** True when a lowercase 8-4-4-4-12 UUID starts at `s` (the caller checked it fits). */
-function isUuidAt(b: Buffer, s: number): boolean {
+export function isUuidAt(b: Buffer, s: number): boolean {
   if (b[s + 8] !== DASH || b[s + 13] !== DASH || b[s + 18] !== DASH || b[s + 23] !== DASH) return false;
   for (let i = s; i < s + UUID_TEXT_LENGTH; i++) {
     if (i === s + 8 || i === s + 13 || i === s + 18 || i === s + 23) continue;

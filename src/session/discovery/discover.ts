@@ -12,7 +12,6 @@ import { basename, dirname, join, sep } from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import type { AgentKind } from '../context-model.js';
 import type { IndexedFile, SessionCatalog } from '../dag/catalog.js';
-import { parseProbeState, probeSessionFile } from './probe.js';
 
 /** One session as `ctxvm sessions` lists it (the DESIGN.md contract plus a few extras). */
 export interface DiscoveredSession {
@@ -136,6 +135,9 @@ export function sessionIdOf(file: Pick<IndexedFile, 'agent' | 'path' | 'sessionI
 
 /** Probes one candidate into an index row, resuming from `previous` when the file only grew. */
 export async function indexFile(candidate: Candidate, size: number, mtimeMs: number, previous: IndexedFile | undefined, nowMs: number): Promise<{ row: IndexedFile; appended: boolean }> {
+  // Loaded on first use: a warm listing (nothing changed) never reads a file, so it skips the
+  // prober and what it pulls in (JSON skimming, hashing).
+  const { parseProbeState, probeSessionFile } = await import('./probe.js');
   const prevState = previous ? parseProbeState(previous.scanState, candidate.agent) : undefined;
   const resume = previous && prevState && previous.role === 'main' && size >= previous.sizeBytes ? { offset: previous.scanOffset, state: prevState } : undefined;
   const probe = await probeSessionFile(candidate.path, { agent: candidate.agent, size, ...(resume ? { resume } : {}), firstLineOnly: candidate.role === 'subagent' });

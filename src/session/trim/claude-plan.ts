@@ -2,17 +2,27 @@
  * Pass 2 of the trimmer: decisions made from the pass-1 index alone (no content): which lines go,
  * which tool ids vanish with pre-boundary content, which turns stay untouched, which reads are
  * superseded, where removed lines' children must be relinked, and which tool calls need a
- * synthetic answer.
+ * synthetic answer. With a folding index (claude-index.ts) the decisions about folded lines were
+ * made in pass 1 already; the plan covers the window and reads what folding kept.
  */
 import type { ClaudeIndex, LineMeta } from '../claude/scan.js';
 import type { TrimPolicy } from './policy.js';
 import { resolvePreserved } from '../claude/chain.js';
+import type { FoldedLines } from './claude-index.js';
 
 export type RemovalReason = 'before-compaction' | 'metadata' | 'thinking' | 'orphan-result';
 
+/** Read access to an id → id map. */
+export interface IdLookup {
+  has(id: string): boolean;
+  get(id: string): string | null | undefined;
+}
+
 export interface ClaudeTrimPlan {
-  /** Line numbers (1-based) removed entirely, with why. */
+  /** Line numbers (1-based) of window lines removed entirely, with why (folded lines: see `windowStart`). */
   removed: Map<number, RemovalReason>;
+  /** Lines before this 1-based number were folded in pass 1: removed, except `folded.kept` and non-objects. */
+  windowStart: number;
   /** Lines at or after this 1-based number are left untouched (the last K turns). */
   protectedFromLine: number;
   /** tool_use ids whose tool_use vanished with pre-boundary content: their results are orphans. */
@@ -22,7 +32,7 @@ export interface ClaudeTrimPlan {
   /** tool_use id → tool name and identifying input. */
   tools: Map<string, { name: string; target?: string }>;
   /** uuid of a removed line → the nearest kept ancestor (null at a root). */
-  relink: Map<string, string | null>;
+  relink: IdLookup;
   /** Line number of an assistant line → tool_use ids on it answered by nobody but followed by more conversation. */
   unanswered: Map<number, string[]>;
 }
@@ -48,10 +58,50 @@ function protectedStart(lines: LineMeta[], start: number, keepLastTurns: number)
   return firstLineOfMessage[firstLineOfMessage.length - k]!;
 }
 
-export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTrimPlan {
+/** The plan for lines pass 1 folds as it reads them: all removed but summaries, relinked by what folding knows. */
+export function foldedLinesPlan(folded: FoldedLines): ClaudeTrimPlan {
+  return {
+    removed: new Map(),
+    windowStart: 1,
+    protectedFromLine: Number.POSITIVE_INFINITY,
+    vanishingToolUses: folded.toolUseIds,
+    supersededReads: new Set(),
+    tools: new Map(),
+    relink: folded.relink,
+    unanswered: new Map(),
+  };
+}
+
+/**
+ * True when the last boundary's preserved messages reach into folded lines, which the plan cannot
+ * see: index again without folding.
+ */
+export function preservedReachesFolded(index: ClaudeIndex & { folded?: FoldedLines }): boolean {
+  const folded = index.folded;
+  const spec = index.lastBoundary >= 0 ? index.lines[index.lastBoundary]?.preserved : undefined;
+  if (!folded || !spec) return false;
+  const isFolded = (u: string) => folded.relink.has(u) || [...folded.kept.values()].some((m) => m.uuid === u);
+  if (spec.uuids) return spec.uuids.some(isFolded);
+  if (!spec.segment) return false;
+  const byUuid = new Map<string, LineMeta>();
+  for (const m of index.lines) if (m.uuid) byUuid.set(m.uuid, m);
+  const seen = new Set<string>();
+  let next: string | null | undefined = spec.segment.tail;
+  while (typeof next === 'string' && !seen.has(next)) {
+    if (isFolded(next)) return true;
+    const cur = byUuid.get(next);
+    if (!cur || next === spec.segment.head) return false;
+    seen.add(next);
+    next = cur.parentUuid;
+  }
+  return false;
+}
+
+export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; windowStart?: number }, policy: TrimPolicy): ClaudeTrimPlan {
   const { lines } = index;
   const removed = new Map<number, RemovalReason>();
-  const vanishingToolUses = new Set<string>();
+  // tool uses of folded lines vanish with them (the set is the index's own, extended here)
+  const vanishingToolUses = index.folded?.toolUseIds ?? new Set<string>();
   const tools = new Map<string, { name: string; target?: string }>();
   const boundary = policy.dropBeforeCompaction ? index.lastBoundary : -1;
   const byUuid = new Map<string, LineMeta>();
@@ -96,13 +146,19 @@ export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTr
     for (const m of lines) for (const u of m.toolUses) if (u.name === 'Read' && u.target && newestRead.get(u.target) !== u.id) supersededReads.add(u.id);
   }
 
-  // 5. relink children of removed lines to the nearest kept ancestor (parents precede children)
-  const relink = new Map<string, string | null>();
+  // 5. relink children of removed lines to the nearest kept ancestor (parents precede children;
+  //    folded lines, all earlier, were linked in pass 1)
+  const windowRelink = new Map<string, string | null>();
+  const foldedRelink = index.folded?.relink;
+  const relink: IdLookup = {
+    has: (id) => windowRelink.has(id) || foldedRelink?.has(id) === true,
+    get: (id) => (windowRelink.has(id) ? windowRelink.get(id) : foldedRelink?.get(id)),
+  };
   for (const m of lines) {
     if (!removed.has(m.line) || !m.uuid) continue;
     let parent = m.parentUuid ?? null;
     while (parent !== null && relink.has(parent)) parent = relink.get(parent)!;
-    relink.set(m.uuid, parent);
+    windowRelink.set(m.uuid, parent);
   }
 
   // 6. tool calls nobody answers although the conversation goes on after them
@@ -122,5 +178,5 @@ export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTr
     unanswered.set(anchor, [...(unanswered.get(anchor) ?? []), ...open]);
   }
 
-  return { removed, protectedFromLine, vanishingToolUses, supersededReads, tools, relink, unanswered };
+  return { removed, windowStart: index.windowStart ?? 1, protectedFromLine, vanishingToolUses, supersededReads, tools, relink, unanswered };
 }

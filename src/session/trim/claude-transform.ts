@@ -29,8 +29,8 @@ export function emptyCounters(): TrimCounters {
 export interface TransformContext {
   plan: ClaudeTrimPlan;
   policy: TrimPolicy;
-  /** Hash of the object that will hold this line's original bytes (known before the transform). */
-  originalHash: string;
+  /** Where this line's original will be stored, `<pack>#<offset>` (known before the transform; see payloadRef). */
+  originalRef: string;
   /** Tokens above `limit`? Exact when possible; callers pass the real tokenizer. */
   exceeds(text: string, limit: number): boolean;
   counters: TrimCounters;
@@ -90,7 +90,7 @@ function transformToolResult(block: ToolResultBlock, blockIndex: number, line: C
   const { text, images, bytes } = resultText(block.content);
   const superseded = plan.supersededReads.has(block.tool_use_id);
   const pointer = jsonPointer(['message', 'content', blockIndex, 'content']);
-  const ref = payloadRef(ctx.originalHash, pointer);
+  const ref = payloadRef(ctx.originalRef, pointer);
   if (superseded || (text && ctx.exceeds(text, threshold))) {
     const tokens = estimateTokens(text);
     const stub = renderStub(
@@ -116,7 +116,7 @@ function transformToolResult(block: ToolResultBlock, blockIndex: number, line: C
     ctx.counters.images += images;
     return {
       ...block,
-      content: block.content.map((b, j) => (b?.type === 'image' ? imageStub(b as ImageBlock, payloadRef(ctx.originalHash, jsonPointer(['message', 'content', blockIndex, 'content', j]))) : b)),
+      content: block.content.map((b, j) => (b?.type === 'image' ? imageStub(b as ImageBlock, payloadRef(ctx.originalRef, jsonPointer(['message', 'content', blockIndex, 'content', j]))) : b)),
     };
   }
   return block;
@@ -130,7 +130,7 @@ function transformToolUse(block: ToolUseBlock, blockIndex: number, ctx: Transfor
     if (IDENTIFYING_INPUTS.has(key) || value === null || typeof value === 'number' || typeof value === 'boolean') continue;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (!ctx.exceeds(text, ctx.policy.toolInputTokens)) continue;
-    const ref = payloadRef(ctx.originalHash, jsonPointer(['message', 'content', blockIndex, 'input', key]));
+    const ref = payloadRef(ctx.originalRef, jsonPointer(['message', 'content', blockIndex, 'input', key]));
     changed ??= { ...input };
     changed[key] = `[ctxvm paged out: ${key} of ${block.name}, ≈${formatInt(estimateTokens(text))} tokens, ${countLines(text)} lines]\npage in: ctxvm session page-in ${ref}`;
     ctx.counters.toolInputs++;
@@ -170,7 +170,7 @@ export function transformClaudeLine(line: ClaudeLine, meta: LineMeta, ctx: Trans
     if (line.type === 'user') {
       if (block.type === 'tool_result') next = transformToolResult(block as ToolResultBlock, i, line, ctx);
       else if (block.type === 'image' && policy.images) {
-        next = imageStub(block as ImageBlock, payloadRef(ctx.originalHash, jsonPointer(['message', 'content', i])));
+        next = imageStub(block as ImageBlock, payloadRef(ctx.originalRef, jsonPointer(['message', 'content', i])));
         ctx.counters.images++;
       }
     } else if (line.type === 'assistant') {

@@ -131,7 +131,7 @@ const countBy = (xs: string[]) => {
   return m;
 };
 const textsOf = (s: LoadedSession, category: 'userText' | 'assistantText') => s.context.entries.flatMap((e) => e.parts.filter((p) => p.category === category).map((p) => p.text));
-const REF = /page in: ctxvm session page-in (ctxvm:[0-9a-f]{16}#\/\S*)/;
+const REF = /page in: ctxvm session page-in (ctxvm:[0-9a-f]{16}#\d+\/\S*)/;
 const SIZE = /≈[\d,]+ tokens|\d+(\.\d+)? (B|KB|MB)\b/;
 
 interface Outcome {

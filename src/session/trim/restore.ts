@@ -1,12 +1,14 @@
 /**
  * Undo a trim: rebuild the original transcript byte for byte from the trimmed file and the object
  * store. Lines the agent appended after the trim (no annotation) are kept as they are, after the
- * restored original. Restoring a twice-trimmed file undoes the last trim.
+ * restored original. Restoring a twice-trimmed file undoes the last trim. Both annotation
+ * versions are understood (see annotation.ts).
  */
 import { readLines, JsonlWriter } from '../../core/jsonl.js';
 import { CtxvmError, NotFoundError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
-import { mayCarryAnnotation, readAnnotation, runHashes, unspliceAnnotation } from './annotation.js';
+import { mayCarryAnnotation, readAnnotation, runHashes, unspliceAnnotation, type PackPart } from './annotation.js';
+import { PackReader } from './pack-reader.js';
 
 export interface RestoreOptions {
   /** The trimmed transcript. */
@@ -32,9 +34,11 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
   const { input, output, store } = options;
   if (input === output) throw new CtxvmError('E_USAGE', `refusing to overwrite ${input}`, { hint: 'pass a different -o path' });
   const writer = await JsonlWriter.open(output);
+  const packs = new PackReader(store, input);
   let restoredLines = 0;
   let droppedSynthetic = 0;
   let annotated = 0;
+  // version 1: one object per original line or run, streamed whole
   const copyObject = async (hash: string, line: number) => {
     if (!(await store.has(hash))) {
       throw new NotFoundError(`${input}:${line}: object ${hash} is not in the store`, {
@@ -42,6 +46,9 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
       });
     }
     for await (const chunk of store.getStream(hash)) await writer.writeRaw(chunk as Buffer);
+  };
+  const copyParts = async (parts: PackPart[]) => {
+    for (const part of parts) await writer.writeRaw(await packs.read(part));
   };
   try {
     for await (const raw of readLines(input, { signal: options.signal })) {
@@ -62,7 +69,8 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
         continue;
       }
       annotated++;
-      for (const h of runHashes(ann.d)) await copyObject(h, raw.line);
+      if (ann.v === 1) for (const h of runHashes(ann.d)) await copyObject(h, raw.line);
+      else await copyParts(ann.d ?? []);
       if (ann.s) droppedSynthetic++;
       else if (ann.a) {
         const original = unspliceAnnotation(raw.text, ann);
@@ -70,12 +78,14 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
         await writer.writeRaw(original + raw.eol);
         restoredLines++;
       } else if (ann.o) {
-        await copyObject(ann.o, raw.line);
+        if (ann.v === 1) await copyObject(ann.o, raw.line);
+        else await copyParts([ann.o]);
         restoredLines++;
       } else {
         throw new CtxvmError('E_PARSE', `${input}:${raw.line}: ctxvm annotation names no original line`, { hint: 'the trimmed file was edited by hand' });
       }
-      for (const h of runHashes(ann.t)) await copyObject(h, raw.line);
+      if (ann.v === 1) for (const h of runHashes(ann.t)) await copyObject(h, raw.line);
+      else await copyParts(ann.t ?? []);
     }
     await writer.close();
   } catch (error) {

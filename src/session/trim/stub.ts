@@ -7,16 +7,31 @@
 /** Prefix of every stub's text; also how ctxvm recognises a stub it wrote. */
 export const STUB_PREFIX = '[ctxvm paged out';
 
-/** A reference to a paged-out payload: `ctxvm:<hash>#<json-pointer into that object>`. */
-export function payloadRef(objectHash: string, pointer: string): string {
-  return `ctxvm:${objectHash.slice(0, 16)}#${pointer}`;
+/**
+ * A reference to a paged-out payload: `ctxvm:<pack>#<offset><json-pointer>`, where `<pack>` is the
+ * first 16 hex digits of the pack's address, `<offset>` the byte offset of the original line in
+ * the pack and the pointer says where in that line the payload is. `location` is
+ * `<pack>#<offset>` (see TrimStreamWriter.nextLocation).
+ */
+export function payloadRef(location: string, pointer: string): string {
+  return `ctxvm:${location}${pointer}`;
 }
 
-/** Parses a reference printed in a stub; the hash may be a prefix of at least 8 hex digits. */
-export function parsePayloadRef(ref: string): { hashPrefix: string; pointer: string } | undefined {
-  const m = /^(?:ctxvm:)?([0-9a-f]{8,64})(?:#(\/.*))?$/.exec(ref.trim());
+/** A parsed reference. */
+export interface ParsedPayloadRef {
+  /** At least 8 hex digits of the object's address. */
+  hashPrefix: string;
+  /** Offset of the line in a pack; absent for references into a one-line object (trims before packs). */
+  offset?: number;
+  /** JSON pointer into the line ('' for the whole line). */
+  pointer: string;
+}
+
+/** Parses a reference printed in a stub (`ctxvm:<hex>#<offset>/…`, or the older `ctxvm:<hex>#/…`). */
+export function parsePayloadRef(ref: string): ParsedPayloadRef | undefined {
+  const m = /^(?:ctxvm:)?([0-9a-f]{8,64})(?:#(\d{1,15})?(\/.*)?)?$/.exec(ref.trim());
   if (!m) return undefined;
-  return { hashPrefix: m[1]!, pointer: m[2] ?? '' };
+  return { hashPrefix: m[1]!, ...(m[2] !== undefined ? { offset: Number(m[2]) } : {}), pointer: m[3] ?? '' };
 }
 
 /** JSON pointer (RFC 6901) from path segments. */

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { createAtomicWriter, withAtomicWriter } from '../../core/atomic-file.js';
 import { createSha256, sha256Hex } from '../../core/hash.js';
 import { CtxvmError, IntegrityError, UsageError, ioError } from '../../errors.js';
-import { compressBuffer, createCompressStream, resolveCodec, type CodecSettings } from '../object-codec.js';
+import { compressBuffer, compressBufferSync, createCompressStream, resolveCodec, type CodecSettings } from '../object-codec.js';
 import type { ByteSource, ObjectInfo, PutOptions } from '../object-store.js';
 import { HEADER_BYTES, TRAILER_BYTES, encodeHeader, encodeTrailer, readFrame } from './objects-fs-format.js';
 import { errnoCode, fsyncDirectory, type FsLayout } from './objects-fs-layout.js';
@@ -62,7 +62,7 @@ export async function putBuffer(ctx: FsWriteContext, bytes: Buffer, put?: PutOpt
   if (settings.codec === 'none' || bytes.length < MIN_COMPRESS_BYTES) {
     settings = RAW;
   } else {
-    const compressed = await compressBuffer(bytes, settings);
+    const compressed = put?.inline ? compressBufferSync(bytes, settings) : await compressBuffer(bytes, settings);
     // Already-compressed input (images, archives) grows; keep such objects raw.
     if (compressed.length < bytes.length) payload = compressed;
     else settings = RAW;

@@ -3,7 +3,12 @@
  * own transaction together with its row in `ctxvm_migrations`, so a step is either fully applied
  * and recorded or not at all. A table rather than `PRAGMA user_version`, so the same runner and
  * the same steps work on PostgreSQL. Two processes starting at once are safe: each step re-checks
- * the table inside its write transaction.
+ * the table inside its write transaction. On PostgreSQL, where writers do not queue behind one
+ * lock as on SQLite, each step (and the creation of the table) first takes a transaction-scoped
+ * advisory lock for the current schema, so steps run one process at a time; a process that
+ * waited may still hold a snapshot from before the other's commit (SERIALIZABLE), so when its
+ * step fails and the version turns out recorded meanwhile, the step counts as applied by the
+ * other process.
  */
 import { CtxvmError, UsageError } from '../../errors.js';
 import type { SqlDatabase, SqlExecutor } from './sql.js';
@@ -46,14 +51,32 @@ export function checkMigrations(migrations: readonly Migration[]): void {
 }
 
 /** Current schema version of `db` (0 for a fresh database). */
-export async function schemaVersion(db: SqlExecutor): Promise<number> {
+export async function schemaVersion(db: SqlExecutor | SqlDatabase): Promise<number> {
   await ensureTable(db);
   const row = await db.get<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${TABLE}`);
   return Number(row?.v ?? 0);
 }
 
-async function ensureTable(db: SqlExecutor): Promise<void> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)`);
+const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS ${TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)`;
+
+/**
+ * Serialises migration steps across processes on PostgreSQL (released at COMMIT/ROLLBACK).
+ * Keyed by the current schema, so databases with one schema per tenant or test do not wait on
+ * each other. 0x63747876 is "ctxv".
+ */
+const PG_MIGRATION_LOCK = `SELECT pg_advisory_xact_lock(${0x63747876}, hashtext(COALESCE(current_schema(), '')))`;
+
+const isPostgres = (db: SqlExecutor | SqlDatabase): db is SqlDatabase => 'dialect' in db && db.dialect === 'postgres';
+
+async function ensureTable(db: SqlExecutor | SqlDatabase): Promise<void> {
+  // CREATE TABLE IF NOT EXISTS is not atomic on PostgreSQL: two sessions can both pass the check
+  // and one then fails on the catalog's unique index. Under the lock the second one sees the table.
+  if (isPostgres(db)) {
+    await db.transaction(async (tx) => {
+      await tx.get(PG_MIGRATION_LOCK);
+      await tx.exec(CREATE_TABLE);
+    });
+  } else await db.exec(CREATE_TABLE);
 }
 
 /** Applies every step newer than the database's version, in order. */
@@ -81,14 +104,24 @@ export async function runMigrations(db: SqlDatabase, migrations: readonly Migrat
       }
       continue;
     }
-    const ran = await db.transaction(async (tx) => {
-      // Another process may have applied it since the read above.
-      if (await tx.get(`SELECT version FROM ${TABLE} WHERE version = ?`, [m.version])) return false;
-      if (typeof m.up === 'string') await tx.exec(m.up);
-      else await m.up(tx);
-      await tx.run(`INSERT INTO ${TABLE} (version, name, applied_at_ms) VALUES (?, ?, ?)`, [m.version, m.name, now()]);
-      return true;
-    });
+    let ran: boolean;
+    try {
+      ran = await db.transaction(async (tx) => {
+        if (isPostgres(db)) await tx.get(PG_MIGRATION_LOCK);
+        // Another process may have applied it since the read above.
+        if (await tx.get(`SELECT version FROM ${TABLE} WHERE version = ?`, [m.version])) return false;
+        if (typeof m.up === 'string') await tx.exec(m.up);
+        else await m.up(tx);
+        await tx.run(`INSERT INTO ${TABLE} (version, name, applied_at_ms) VALUES (?, ?, ?)`, [m.version, m.name, now()]);
+        return true;
+      });
+    } catch (error) {
+      // The step and its row commit together, so a recorded row means another process applied
+      // it whole while this one worked from an older snapshot (its CREATE or INSERT collided).
+      const row = await db.get<{ name: string }>(`SELECT name FROM ${TABLE} WHERE version = ?`, [m.version]).catch(() => undefined);
+      if (row === undefined || row.name !== m.name) throw error;
+      ran = false;
+    }
     if (ran) applied.push(m.version);
   }
   return { applied, version: Math.max(newest, known) };

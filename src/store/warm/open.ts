@@ -2,12 +2,16 @@
  * Opens the warm store named by the configuration (`CTXVM_DB`: a SQLite file path, default
  * `$CTXVM_HOME/ctxvm.db`, or a `postgres://` URL) and brings its schema up to date.
  */
-import { redactUrl } from '../../core/config.js';
-import { CtxvmError } from '../../errors.js';
 import { runMigrations, type Migration } from './migrations.js';
+import { createPostgresDriver, type PostgresDriverOptions } from './postgres-driver.js';
 import { WARM_MIGRATIONS } from './schema.js';
 import type { SqlDatabase } from './sql.js';
 import { createBetterSqliteDriver } from './sqlite-driver.js';
+
+/** True when `db` names a PostgreSQL database (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
 
 /** Options of `openWarmDatabase`. */
 export interface OpenWarmDatabaseOptions {
@@ -17,18 +21,18 @@ export interface OpenWarmDatabaseOptions {
   migrations?: readonly Migration[];
   /** Lock wait for SQLite, ms (default 5 000). */
   busyTimeoutMs?: number;
+  /** PostgreSQL pool, schema and transaction settings (ignored for SQLite). */
+  postgres?: Omit<PostgresDriverOptions, 'url'>;
   /** Clock, Unix ms (default `Date.now`). */
   now?: () => number;
 }
 
 /** Opens the warm database and applies pending migrations; the caller closes it. */
 export async function openWarmDatabase(options: OpenWarmDatabaseOptions): Promise<SqlDatabase> {
-  if (/^postgres(ql)?:\/\//.test(options.db)) {
-    throw new CtxvmError('E_UNSUPPORTED', `CTXVM_DB=${redactUrl(options.db)}: the PostgreSQL warm store is not available in this build`, {
-      hint: 'unset CTXVM_DB to use the SQLite file under $CTXVM_HOME',
-    });
-  }
-  const db = await createBetterSqliteDriver({ path: options.db, ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}) }).connect();
+  const driver = isPostgresUrl(options.db)
+    ? createPostgresDriver({ ...options.postgres, url: options.db })
+    : createBetterSqliteDriver({ path: options.db, ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}) });
+  const db = await driver.connect();
   try {
     await runMigrations(db, options.migrations ?? WARM_MIGRATIONS, options.now ? { now: options.now } : {});
   } catch (error) {

@@ -1,6 +1,6 @@
 /**
- * The warm tier's SQL seam: a small async interface that the SQLite driver implements today and a
- * PostgreSQL driver implements later, so catalogs and migrations are written once. SQL passed
+ * The warm tier's SQL seam: a small async interface that the SQLite driver (sqlite-driver.ts) and
+ * the PostgreSQL driver (postgres-driver.ts) implement, so catalogs and migrations are written once. SQL passed
  * through it sticks to the portable subset (see schema.ts): `?` placeholders, TEXT / INTEGER /
  * BIGINT columns, `INSERT … ON CONFLICT … DO UPDATE`, no AUTOINCREMENT, times as Unix ms.
  */
@@ -42,8 +42,12 @@ export interface SqlDatabase extends SqlExecutor {
   /** Where the data lives: a file path or a redacted URL (for messages). */
   readonly location: string;
   /**
-   * Runs `fn` in one write transaction: commits when it resolves, rolls back when it throws.
-   * Other calls on this database wait until it ends, so `fn` must use `tx`, never the database.
+   * Runs `fn` in one serializable write transaction: commits when it resolves, rolls back when
+   * it throws; a statement that fails inside it undoes only itself. `fn` must use `tx`, never
+   * the database: on SQLite other calls wait until the transaction ends; on PostgreSQL they run
+   * on other pooled connections and do not see its uncommitted changes. On PostgreSQL `fn` may
+   * run more than once (after a serialization failure or deadlock, the driver retries), so it
+   * must have no effects outside `tx`.
    */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Closes the connection; later calls fail. Safe to call twice. */

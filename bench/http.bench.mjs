@@ -1,0 +1,209 @@
+// `node bench/http.bench.mjs` (npm run bench:http): load on `ctxvm serve`.
+//
+// Starts the built CLI (`dist/cli/main.js serve --port 0`) on loopback over a temp CTXVM_HOME
+// (SQLite warm store, in-process hot cache, offline LLM), creates a pool of users with one API
+// key each, and drives POST /v1/users/{user}/messages (processMessage) with autocannon: a mix of
+// English and Chinese task, decision, fact, query and chit-chat messages, each user's key on its
+// own path. First measures two floors on the same server: GET /healthz (the HTTP stack alone)
+// and GET /v1/users/{user}/tasks (key check + one SQLite read). Reports req/s, latency
+// percentiles, errors and non-2xx, the server's own stage latencies from /metrics, and then
+// stops the server and checks that EVERY acknowledged (2xx) message is in the store (user turn
+// and assistant turn).
+//
+// Targets: >= 2,000 req/s with p99 < 50 ms on 2 cores. Exits 1 when an acknowledged message is
+// missing, or when a target is missed (BENCH_HTTP_STRICT=0 reports without failing on targets).
+//
+//   BENCH_HTTP_SECONDS      measured duration, s (default 20; a 3 s warm-up runs first)
+//   BENCH_HTTP_CONNECTIONS  concurrent connections (default 32)
+//   BENCH_HTTP_USERS        users in the pool (default 200)
+//   BENCH_HTTP_LOG          server log level (default info: one line per request, to a file)
+//   BENCH_HTTP_FLOOR_SECONDS  duration of each floor run, s (default 5; 0 skips them)
+//
+// Needs dist/ (`npm run build`).
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import autocannon from 'autocannon';
+import { requireDist, root, table } from './lib.mjs';
+
+requireDist();
+const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 20);
+const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 32);
+const USERS = Number(process.env.BENCH_HTTP_USERS ?? 200);
+const LOG_LEVEL = process.env.BENCH_HTTP_LOG ?? 'info';
+const FLOOR_SECONDS = Number(process.env.BENCH_HTTP_FLOOR_SECONDS ?? 5);
+const STRICT = process.env.BENCH_HTTP_STRICT !== '0';
+const TARGET_RPS = 2000;
+const TARGET_P99_MS = 50;
+
+const dist = (p) => import(join(root, 'dist', p));
+const { openWarmDatabase } = await dist('store/warm/open.js');
+const { createApiKeyStore } = await dist('server/api-keys.js');
+
+const dir = mkdtempSync(join(tmpdir(), 'ctxvm-bench-http-'));
+const env = { ...process.env, CTXVM_HOME: join(dir, 'ctxvm'), CLAUDE_CONFIG_DIR: join(dir, 'claude'), CODEX_HOME: join(dir, 'codex') };
+delete env.CTXVM_DB;
+delete env.CTXVM_REDIS;
+const dbPath = join(env.CTXVM_HOME, 'ctxvm.db');
+
+// ---- keys: one per user, plus an admin key for /metrics -------------------------------------
+const users = [];
+let adminKey;
+{
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(env.CTXVM_HOME, { recursive: true });
+  const db = await openWarmDatabase({ db: dbPath });
+  const keys = createApiKeyStore(db);
+  adminKey = (await keys.create({ admin: true })).key;
+  for (let i = 0; i < USERS; i++) users.push({ id: `bench-user-${i}`, key: (await keys.create({ userId: `bench-user-${i}` })).key });
+  await db.close();
+}
+
+// ---- the server ------------------------------------------------------------------------------
+const logFile = join(dir, 'server.log');
+const logStream = createWriteStream(logFile);
+await once(logStream, 'open');
+const server = spawn(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'serve', '--port', '0', '--json', '--log-level', LOG_LEVEL, '--tz', 'Asia/Shanghai'], {
+  env,
+  stdio: ['ignore', 'pipe', logStream],
+});
+let out = '';
+const url = await new Promise((resolve, reject) => {
+  server.stdout.on('data', (d) => {
+    out += d;
+    const end = out.indexOf('}\n');
+    if (end !== -1) resolve(JSON.parse(out.slice(0, end + 1)).url);
+  });
+  server.once('exit', (code) => reject(new Error(`ctxvm serve exited with ${code} before listening; see ${logFile}`)));
+});
+
+// ---- the messages ----------------------------------------------------------------------------
+const THINGS = ['the quarterly report', 'the TLS certificates', 'the design review notes', 'the invoice for ACME', 'the onboarding checklist', 'the release notes', 'the database migration', 'the team offsite budget'];
+const ZH = ['季度报告', '合同', '周会纪要', '预算表', '上线方案', '客户回访'];
+const WHEN = ['tomorrow at 3pm', 'by Friday', 'next Monday morning', 'tonight', 'in two hours', 'on March 20'];
+let n = 0;
+function nextMessage() {
+  const i = n++;
+  const thing = THINGS[i % THINGS.length];
+  const zh = ZH[i % ZH.length];
+  switch (i % 10) {
+    case 0:
+    case 1:
+    case 2:
+      return `Remind me to send ${thing} ${WHEN[i % WHEN.length]} (#${i})`;
+    case 3:
+      return `明天下午三点前把${zh}发给王经理（${i}）`;
+    case 4:
+      return 'What are my tasks for today?';
+    case 5:
+      return `I finished ${thing}`;
+    case 6:
+      return `We decided to use PostgreSQL for ${thing} because of the reporting needs (#${i})`;
+    case 7:
+      return `My manager is called Dana and she prefers short updates (#${i})`;
+    case 8:
+      return '我还有哪些任务没完成？';
+    default:
+      return `thanks, that helps (#${i})`;
+  }
+}
+
+const acked = []; // [userId, userTurnId, assistantTurnId]
+let badBodies = 0;
+function requestFor(collect) {
+  return {
+    method: 'POST',
+    setupRequest(req, context) {
+      const u = users[Math.floor(Math.random() * users.length)];
+      context.user = u.id;
+      return { ...req, path: `/v1/users/${u.id}/messages`, headers: { 'content-type': 'application/json', authorization: `Bearer ${u.key}` }, body: JSON.stringify({ text: nextMessage() }) };
+    },
+    onResponse(status, body, context) {
+      if (!collect || status < 200 || status >= 300) return;
+      try {
+        const r = JSON.parse(body);
+        acked.push([context.user, r.turnIds.user, r.turnIds.assistant]);
+      } catch {
+        badBodies++;
+      }
+    },
+  };
+}
+
+async function run(seconds, collect) {
+  return autocannon({ url, connections: CONNECTIONS, duration: seconds, timeout: 30, requests: [requestFor(collect)] });
+}
+
+// Floors measured in the same run: the HTTP stack alone (GET /healthz: routing, logging, metrics)
+// and an authenticated read (GET /v1/users/{user}/tasks: key check, zod, one SQLite query).
+async function floor(path, headers) {
+  const r = await autocannon({ url: url + path, connections: CONNECTIONS, duration: FLOOR_SECONDS, headers });
+  return { route: `GET ${path.replace(/bench-user-\d+/, '{user}')}`, 'req/s': r.requests.average.toFixed(0), 'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+const load0 = loadavg()[0];
+const floors = FLOOR_SECONDS > 0 ? [await floor('/healthz', {}), await floor(`/v1/users/${users[0].id}/tasks`, { authorization: `Bearer ${users[0].key}` })] : [];
+await run(3, false); // warm-up: module loading, JIT, FTS index build
+const t0 = Date.now();
+const result = await run(SECONDS, true);
+const wallS = (Date.now() - t0) / 1000;
+const load1 = loadavg()[0];
+
+// the server's own view
+const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminKey}` } })).text();
+server.kill('SIGTERM');
+await once(server, 'exit');
+logStream.end();
+
+// ---- every acknowledged message must be in the store -----------------------------------------
+const db = await openWarmDatabase({ db: dbPath });
+const stored = new Set((await db.all('SELECT user_id, id FROM memory_turns')).map((r) => `${r.user_id}\u0000${r.id}`));
+const turnsInDb = stored.size;
+await db.close();
+let missing = 0;
+for (const [user, userTurn, assistantTurn] of acked) if (!stored.has(`${user}\u0000${userTurn}`) || !stored.has(`${user}\u0000${assistantTurn}`)) missing++;
+
+function stageStats(stage) {
+  const sum = Number(new RegExp(`ctxvm_stage_duration_seconds_sum\\{stage="${stage}"\\} ([0-9.e+-]+)`).exec(metrics)?.[1] ?? NaN);
+  const count = Number(new RegExp(`ctxvm_stage_duration_seconds_count\\{stage="${stage}"\\} (\\d+)`).exec(metrics)?.[1] ?? NaN);
+  return count ? ((sum / count) * 1000).toFixed(2) : 'n/a';
+}
+
+const rps = result.requests.average;
+const p99 = result.latency.p99;
+console.log(`\nbench:http — POST /v1/users/{user}/messages on ${url} (ctxvm serve, SQLite, in-process hot cache, offline LLM)`);
+console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${load0.toFixed(2)} → ${load1.toFixed(2)} (shared machine: other jobs may be running), server log level ${LOG_LEVEL}`);
+console.log(`${CONNECTIONS} connections, ${USERS} users, ${SECONDS} s measured after a 3 s warm-up (wall ${wallS.toFixed(1)} s)\n`);
+table([
+  {
+    'req/s (mean)': rps.toFixed(0),
+    'req/s (p50 of 1 s samples)': result.requests.p50,
+    'p50 ms': result.latency.p50,
+    'p97.5 ms': result.latency.p97_5,
+    'p99 ms': p99,
+    'max ms': result.latency.max,
+    requests: result.requests.total,
+    '2xx': result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  },
+]);
+if (floors.length) {
+  console.log('\nfloors, same server and run (no processMessage):');
+  table(floors);
+}
+console.log('\nserver-side processMessage stage means, ms (from /metrics, warm-up included):');
+table([{ extract: stageStats('extract'), update: stageStats('update'), rebuild: stageStats('rebuild'), respond: stageStats('respond'), total: stageStats('total') }]);
+const savings = /ctxvm_token_savings_ratio (-?[0-9.e+-]+)/.exec(metrics)?.[1];
+const hit = /ctxvm_hot_cache_hit_ratio ([0-9.e+-]+)/.exec(metrics)?.[1];
+console.log(`token savings vs full history: ${savings ? (Number(savings) * 100).toFixed(1) + '%' : 'n/a'}; hot-cache hit rate ${hit ? (Number(hit) * 100).toFixed(1) + '%' : 'n/a'}`);
+console.log(`\ndurability: ${acked.length} acknowledged messages, ${missing} missing from the store (${turnsInDb} turns stored, ${badBodies} unreadable 2xx bodies); log ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MiB`);
+
+const okStore = missing === 0 && badBodies === 0 && acked.length > 0;
+const okRps = rps >= TARGET_RPS;
+const okP99 = p99 < TARGET_P99_MS;
+console.log(`targets: ${okRps ? 'met' : 'MISSED'} >= ${TARGET_RPS} req/s; ${okP99 ? 'met' : 'MISSED'} p99 < ${TARGET_P99_MS} ms; ${okStore ? 'met' : 'FAILED'} every acknowledged message stored`);
+rmSync(dir, { recursive: true, force: true });
+process.exit(okStore && (!STRICT || (okRps && okP99)) ? 0 : 1);

@@ -1,0 +1,100 @@
+// Memory engine latency at scale (Step 4 targets: ingest p95 <= 2 ms, rebuild p95 <= 10 ms with
+// 100k memories for one user). Builds one user with N memories (default 100,000: raw turns plus
+// tasks, facts and decisions) in a SQLite file in a temp folder, then measures, in the same run:
+//   - ingest: manager.ingest of one new user turn (store + extract + apply), p50/p95;
+//   - rebuild: manager.buildContext for varied queries with no hot cache (every call a real
+//     rebuild: full-text retrieval, scoring, packing with the real tokenizer), p50/p95;
+//   - floor: one FTS query alone, to show where rebuild time goes.
+// MEMORY_BENCH_N=20000 for a quick run. `--json` prints one JSON document.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { percentile, median, requireDist, root, table } from './lib.mjs';
+
+requireDist();
+const json = process.argv.includes('--json');
+const N = Number(process.env.MEMORY_BENCH_N ?? 100_000);
+const log = (...a) => { if (!json) console.log(...a); };
+const { openMemoryStore } = await import(join(root, 'dist/memory/store/sql-memory-store.js'));
+const { createMemoryManager } = await import(join(root, 'dist/memory/manager.js'));
+const { createTokenCounter } = await import(join(root, 'dist/text/tokens.js'));
+
+// Deterministic pseudo-random text in Chinese and English (no corpus needed).
+let seed = 42;
+const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+const ZH_SUBJ = ['项目评审', '周报', '预算', '客户会议', '季度总结', '合同', '招聘', '发布计划', '服务器迁移', '测试报告', '设计稿', '年会', '体检', '机票', '房租'];
+const ZH_VERB = ['讨论了', '完成了', '推迟了', '需要准备', '提交了', '更新了', '确认了', '跟进'];
+const ZH_TAIL = ['，大家都同意。', '，下周再看。', '，还有些问题。', '。', '，老板很满意。', '，需要再改一版。'];
+const EN_SUBJ = ['the release notes', 'the budget review', 'the hiring plan', 'the database migration', 'the client demo', 'the marketing deck', 'the offsite', 'the security audit', 'the roadmap', 'the onboarding doc'];
+const EN_VERB = ['we discussed', 'I finished', 'we postponed', 'I need to prepare', 'Sam reviewed', 'we shipped', 'Lee asked about'];
+const EN_TAIL = ['.', ' and it went well.', ', more next week.', ' but there are open questions.', ' with the team.'];
+const sentence = () => (rnd() < 0.5 ? `${pick(ZH_VERB)}${pick(ZH_SUBJ)}${pick(ZH_TAIL)}` : `${pick(EN_VERB)} ${pick(EN_SUBJ)}${pick(EN_TAIL)}`);
+
+const dir = await mkdtemp(join(tmpdir(), 'ctxvm-bench-memory-'));
+const dbPath = join(dir, 'memory.db');
+const store = await openMemoryStore({ db: dbPath });
+const userId = 'bench-user';
+const u = store.forUser(userId);
+const t0 = Date.parse('2026-01-01T00:00:00Z');
+const buildStart = process.hrtime.bigint();
+const BATCH = 1000;
+const nTasks = Math.round(N * 0.01), nFacts = Math.round(N * 0.01), nDecisions = Math.round(N * 0.005);
+const nTurns = N - nTasks - nFacts - nDecisions;
+for (let i = 0; i < nTurns; i += BATCH) {
+  const turns = [];
+  for (let j = i; j < Math.min(nTurns, i + BATCH); j++) turns.push({ id: `b${j}`, role: j % 2 ? 'assistant' : 'user', speaker: null, text: sentence(), atMs: t0 + j * 60_000, sessionId: `s${Math.floor(j / 200)}` });
+  await u.addTurns(turns);
+  if (!json && i % 20_000 === 0) process.stderr.write(`\rbuilding: ${i}/${nTurns} turns`);
+}
+for (let i = 0; i < nTasks; i++) await u.createTask({ title: `${pick(ZH_VERB)}${pick(ZH_SUBJ)} ${i}`, status: rnd() < 0.8 ? 'done' : 'todo', dueAtMs: t0 + Math.floor(rnd() * N) * 60_000, sourceTurnIds: [`b${i}`] });
+for (let i = 0; i < nFacts; i++) await u.setFact({ kind: 'fact', text: sentence(), sourceTurnIds: [`b${i}`] });
+for (let i = 0; i < nDecisions; i++) await u.addDecision({ text: `决定${pick(ZH_VERB)}${pick(ZH_SUBJ)}`, sourceTurnIds: [`b${i}`] });
+const buildSeconds = Number(process.hrtime.bigint() - buildStart) / 1e9;
+if (!json) process.stderr.write('\r');
+log(`built ${N} memories for one user (${nTurns} turns, ${nTasks} tasks, ${nFacts} facts, ${nDecisions} decisions) in ${buildSeconds.toFixed(1)} s`);
+
+const tokens = createTokenCounter();
+const manager = createMemoryManager({ store, defaultTimeZone: 'Asia/Shanghai', tokens });
+const now = t0 + N * 60_000;
+const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
+
+// ingest: one new message at a time (warm-up 50)
+const ingestMs = [];
+for (let i = 0; i < 550; i++) {
+  const text = i % 3 === 0 ? `记得明天下午三点${pick(ZH_VERB)}${pick(ZH_SUBJ)}` : sentence();
+  const start = process.hrtime.bigint();
+  await manager.ingest(userId, [{ id: `new${i}`, role: 'user', text, atMs: now + i * 1000 }]);
+  if (i >= 50) ingestMs.push(ms(start));
+}
+
+// rebuild: varied queries, no hot cache (every call rebuilds)
+const queries = [...ZH_SUBJ.map((s) => `${s}怎么样了？`), ...EN_SUBJ.map((s) => `what happened with ${s}?`), '下午还有什么要做的？', 'what are my open tasks?'];
+const rebuildMs = [];
+let tokensSum = 0;
+for (let i = 0; i < 330; i++) {
+  const start = process.hrtime.bigint();
+  const ctx = await manager.buildContext(userId, queries[i % queries.length] + (i >= queries.length ? ` ${i}` : ''), { now });
+  if (i >= 30) { rebuildMs.push(ms(start)); tokensSum += ctx.tokens; }
+}
+
+// floor: the full-text query alone
+const searchMs = [];
+for (let i = 0; i < 330; i++) {
+  const start = process.hrtime.bigint();
+  await u.search(queries[i % queries.length], { limit: 50 });
+  if (i >= 30) searchMs.push(ms(start));
+}
+
+const dbBytes = (await stat(dbPath)).size + (await stat(dbPath + '-wal').catch(() => ({ size: 0 }))).size;
+await store.close();
+await rm(dir, { recursive: true, force: true });
+
+const row = (name, xs, target) => ({ stage: name, p50_ms: median(xs).toFixed(2), p95_ms: percentile(xs, 95).toFixed(2), p99_ms: percentile(xs, 99).toFixed(2), target: target ?? '', met: target ? (percentile(xs, 95) <= Number(target.replace(/[^0-9.]/g, '')) ? 'yes' : 'NO') : '' });
+const rows = [row('ingest (1 message)', ingestMs, 'p95 <= 2 ms'), row('rebuild (no cache)', rebuildMs, 'p95 <= 10 ms'), row('full-text search alone', searchMs)];
+if (json) {
+  console.log(JSON.stringify({ memories: N, buildSeconds, dbBytes, meanContextTokens: tokensSum / rebuildMs.length, rows }, null, 2));
+} else {
+  table(rows);
+  log(`mean context tokens ${(tokensSum / rebuildMs.length).toFixed(0)}; database ${(dbBytes / 1024 / 1024).toFixed(1)} MiB`);
+}

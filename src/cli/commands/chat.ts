@@ -1,0 +1,79 @@
+/** `ctxvm chat --user U`: talk to the memory engine (offline responder unless an LLM is configured). */
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import type { ProcessResult } from '../../memory/manager.js';
+import type { CommandContext } from '../io.js';
+import { withJson } from '../program.js';
+import { openMemoryServices } from '../memory-services.js';
+import { parseInstant, parseTimeZoneOption, positiveInt, requireUser } from '../memory-options.js';
+import { formatInt } from '../format.js';
+
+export function registerChat(program: Command, ctx: CommandContext): void {
+  withJson(program.command('chat'))
+    .description('chat with memory: every message is extracted into tasks and facts, and each reply is built from a rebuilt context (offline responder, no network)')
+    .requiredOption('--user <id>', 'user id')
+    .option('-m, --message <text...>', 'send these messages and exit instead of starting a prompt')
+    .option('--budget <tokens>', 'context budget (default 2000)', positiveInt('--budget'))
+    .option('--tz <zone>', "time zone until the user states one (default: this machine's)")
+    .option('--now <iso>', 'pretend it is this time (for scripted runs)')
+    .action(async (opts: { user: string; message?: string[]; budget?: number; tz?: string; now?: string; json?: boolean }) => {
+      const userId = requireUser(opts.user);
+      const services = await openMemoryServices(ctx, {
+        ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
+        ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
+      });
+      const now = opts.now !== undefined ? parseInstant(opts.now, '--now') : undefined;
+      const results: ProcessResult[] = [];
+      const send = async (text: string) => {
+        const result = await services.manager.processMessage({ userId, text, ...(now !== undefined ? { now } : {}) });
+        if (opts.json) results.push(result);
+        else {
+          ctx.print(result.response);
+          const m = result.metrics;
+          ctx.note(`  [${result.extraction.intent} ${result.extraction.confidence.toFixed(2)} · context ${formatInt(m.contextTokens)} tokens vs full history ${formatInt(m.fullHistoryTokens)} · ${m.latencyMs.total.toFixed(1)} ms]`);
+        }
+      };
+      try {
+        if (opts.message) {
+          for (const text of opts.message) await send(text);
+          if (opts.json) ctx.printJson(results.map(summarise));
+          return;
+        }
+        const rl = createInterface({ input: process.stdin, output: ctx.io.stderr, terminal: Boolean(process.stdin.isTTY) });
+        if (process.stdin.isTTY) ctx.note(`chatting as ${userId} — an empty line or Ctrl-D ends`);
+        try {
+          for (;;) {
+            let line: string;
+            try {
+              line = await rl.question(process.stdin.isTTY ? '> ' : '');
+            } catch {
+              break; // closed (Ctrl-D / end of input)
+            }
+            if (line.trim() === '') {
+              if (process.stdin.isTTY) break;
+              continue;
+            }
+            await send(line);
+          }
+        } finally {
+          rl.close();
+        }
+        if (opts.json) ctx.printJson(results.map(summarise));
+      } finally {
+        await services.close();
+      }
+    });
+}
+
+function summarise(r: ProcessResult) {
+  return {
+    response: r.response,
+    intent: r.extraction.intent,
+    confidence: r.extraction.confidence,
+    clarification: r.clarification,
+    applied: r.applied,
+    turnIds: r.turnIds,
+    context: { tokens: r.context.tokens, layers: r.context.layers.map((l) => ({ name: l.name, tokens: l.tokens, items: l.items.length })), dropped: r.context.dropped.length },
+    metrics: r.metrics,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Wires the memory engine for one CLI run from the configuration: the warm store (CTXVM_DB), the
+ * hot tier (CTXVM_REDIS, else in-process), the cold archive under CTXVM_HOME, the manager.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { TimeZone } from '../core/time-zone.js';
+import type { MemoryManager } from '../memory/manager.js';
+import type { MemoryStore } from '../memory/memory-store.js';
+import type { HotCache } from '../store/hot-cache.js';
+import type { CommandContext } from './io.js';
+
+export interface MemoryServices {
+  manager: MemoryManager;
+  store: MemoryStore;
+  hot: HotCache;
+  close(): Promise<void>;
+}
+
+/** The zone of this machine, for commands run without `--tz`. */
+export function systemTimeZone(): TimeZone {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+export async function openMemoryServices(ctx: CommandContext, options: { timeZone?: TimeZone; budgetTokens?: number } = {}): Promise<MemoryServices> {
+  const config = ctx.config();
+  const [{ openMemoryStore }, { createMemoryManager }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }] = await Promise.all([
+    import('../memory/store/sql-memory-store.js'),
+    import('../memory/manager.js'),
+    import('../store/hot-cache.js'),
+    import('../store/drivers/objects-fs.js'),
+    import('../memory/store/turn-archive.js'),
+  ]);
+  if (!/^postgres(ql)?:\/\//.test(config.db)) await mkdir(dirname(config.db), { recursive: true });
+  const store = await openMemoryStore({ db: config.db });
+  let hot: HotCache | undefined;
+  try {
+    hot = await createHotCache({ redisUrl: config.redis, logger: { warn: (m: string) => ctx.note(`warning: ${m}`) } as never });
+    const objects = await createFsObjectStore({ root: config.objectsDir });
+    const archive = createTurnArchive({ objects, db: (store as unknown as { db: never }).db });
+    const manager = createMemoryManager({
+      store,
+      hot,
+      archive: { append: async (userId, turns) => void (await archive.append(userId, turns)) },
+      ...(options.timeZone !== undefined ? { defaultTimeZone: options.timeZone } : { defaultTimeZone: systemTimeZone() }),
+      ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
+    });
+    const opened = hot;
+    return {
+      manager,
+      store,
+      hot: opened,
+      close: async () => {
+        await opened.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await hot?.close();
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The rule extractor (DESIGN.md "Memory engine", step 1): one user message in, its intent,
+ * entities, task fields, target record, memory statement and a confidence out. Pure and
+ * synchronous; Chinese and English rules (rules.zh.ts, rules.en.ts), chosen per message.
+ *
+ * Only the first MAX_ANALYZED_CHARS of a message are read: a pasted document is not a command,
+ * and the date grammar's cost grows with the text. Odd text (empty, emoji, markup, SQL) never
+ * throws; bad options (a non-finite `now`, an unknown zone, `recent` not an array) throw a
+ * UsageError.
+ */
+import { validateTimeZone } from '../../core/time-zone.js';
+import { UsageError } from '../../errors.js';
+import type { Entity, ExtractOptions, Extraction, RecentEntity } from '../extraction.js';
+import { classify } from './classify.js';
+import { dateEntities, findPeopleAndPlaces, findProject } from './entities.js';
+import type { SyncExtractor } from './extractor.js';
+import { detectLanguage } from './language.js';
+import { memoryPart } from './memory-fields.js';
+import { MessageDates } from './message-dates.js';
+import { EN_RULES } from './rules.en.js';
+import { ZH_RULES } from './rules.zh.js';
+import { CLARIFY_BELOW, changeTask, newTask, projectTarget } from './task-fields.js';
+import type { TaskContext, TaskPart } from './task-fields.js';
+
+/** Longest prefix of a message that is analysed, UTF-16 code units (default 2000). */
+export const MAX_ANALYZED_CHARS = 2000;
+
+const WRITES = new Set<Extraction['intent']>(['create_task', 'record_decision', 'record_fact', 'set_preference']);
+/** Longest summary quoted in a clarification question. */
+const SUMMARY_CHARS = 40;
+
+/** Extracts one message with the rules; see the module comment. */
+export function extract(text: string, options: ExtractOptions): Extraction {
+  const recent = validateExtractOptions(options);
+  const message = clip(typeof text === 'string' ? text : '');
+  const language = detectLanguage(message);
+  const rules = language === 'zh' ? ZH_RULES : EN_RULES;
+  const lowered = message.normalize('NFKC').toLowerCase();
+  const dates = new MessageDates(message, options);
+  const classification = classify(lowered, rules, { any: dates.mentions.length > 0, upcoming: dates.upcoming });
+  const { intent } = classification;
+  const project = findProject(message, rules);
+  const entities: Entity[] = [...dateEntities(dates.mentions), ...(project ? [project] : []), ...findPeopleAndPlaces(message, rules)];
+  const result: Extraction = { intent, confidence: classification.confidence, entities, language, source: 'rules' };
+
+  const ctx: TaskContext = { message, lowered, rules, dates, project, recent };
+  let part: TaskPart | undefined;
+  if (intent === 'create_task') part = newTask(ctx);
+  else if (intent === 'update_task' || intent === 'complete_task' || intent === 'delete_task') part = changeTask(ctx, intent);
+  else if (intent === 'query_project') Object.assign(result, projectTarget(ctx, intent));
+  if (part) {
+    const { confidenceCap, ...fields } = part;
+    Object.assign(result, fields);
+    result.confidence = Math.min(result.confidence, confidenceCap);
+    if (fields.task && fields.task.title) entities.push({ type: 'task', text: fields.task.title });
+  }
+  const { entity, ...memory } = memoryPart(intent, message, lowered, rules);
+  Object.assign(result, memory);
+  if (entity) entities.push(entity);
+
+  if (result.clarification === undefined && WRITES.has(intent) && result.confidence < CLARIFY_BELOW) {
+    result.clarification = rules.clarifyIntent(summarize(result.task?.title ?? result.memory?.text ?? message));
+  }
+  entities.sort((a, b) => (a.index ?? Number.MAX_SAFE_INTEGER) - (b.index ?? Number.MAX_SAFE_INTEGER));
+  return result;
+}
+
+/** The rule extractor behind the Extractor seam. */
+export function createRuleExtractor(): SyncExtractor & { readonly name: 'rules' } {
+  return { name: 'rules', extract };
+}
+
+/** Throws a UsageError unless `options` are usable; returns `recent` (default []). */
+export function validateExtractOptions(options: ExtractOptions): readonly RecentEntity[] {
+  if (options === null || typeof options !== 'object') throw new UsageError('extract: options {now, timeZone} are required');
+  if (typeof options.now !== 'number' || !Number.isFinite(options.now)) {
+    throw new UsageError(`extract: "now" must be an instant in Unix ms, got ${String(options.now)}`);
+  }
+  validateTimeZone(options.timeZone);
+  if (options.recent !== undefined && !Array.isArray(options.recent)) throw new UsageError('extract: "recent" must be an array of recent entities');
+  return options.recent ?? [];
+}
+
+function clip(text: string): string {
+  if (text.length <= MAX_ANALYZED_CHARS) return text;
+  // Never split a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(text[MAX_ANALYZED_CHARS - 1] ?? '') ? MAX_ANALYZED_CHARS - 1 : MAX_ANALYZED_CHARS;
+  return text.slice(0, end);
+}
+
+function summarize(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > SUMMARY_CHARS ? `${flat.slice(0, SUMMARY_CHARS)}…` : flat;
+}

@@ -1,0 +1,97 @@
+/**
+ * Fuzzy matching of task names, for Chinese and English alike: "周报" ↔ "写周报",
+ * "把周报发给我" ↔ "写周报", "the report" ↔ "finish the quarterly report".
+ *
+ * Both names are reduced to content units: Han characters minus function characters (把, 的,
+ * 给, 我, …) and Latin words minus stop words, lower-cased and NFKC-normalised. The score mixes
+ * the overlap coefficient of character bigrams within each Han run (order), the overlap
+ * coefficient of the units themselves (content), and Dice on bigrams (so a short query does not
+ * match every long name that happens to contain it equally well). Scores are 0..1.
+ */
+
+/** A candidate's score. */
+export interface FuzzyMatch<T> {
+  item: T;
+  /** 0..1 */
+  score: number;
+}
+
+const HAN_RUN = /\p{Script=Han}+/gu;
+const LATIN_WORD = /[\p{L}\p{N}]+/gu;
+// Characters that carry grammar, not content, in a task name.
+const ZH_FUNCTION_CHARS = new Set([...'把将给的了地得我你他她它们这那个一要去来和与跟及并等吧呢啊吗呀哦么在是着过']);
+const EN_STOP_WORDS = new Set(
+  'a an the to of for on in at by with and or my our your his her their its this that these those it is are be do does did done i me we you task todo item please about from up'.split(' '),
+);
+// English words are also compared by their first five letters, so "reports" meets "report"
+// and "reviewing" meets "review".
+const STEM_LENGTH = 5;
+
+/** Similarity of two task names, 0..1; 1 for identical content. */
+export function similarity(a: string, b: string): number {
+  const ua = units(a);
+  const ub = units(b);
+  if (ua.units.length === 0 || ub.units.length === 0) return 0;
+  const content = overlap(ua.units, ub.units);
+  const order = ua.bigrams.length > 0 && ub.bigrams.length > 0 ? overlap(ua.bigrams, ub.bigrams) : content;
+  const dice = ua.bigrams.length > 0 && ub.bigrams.length > 0 ? diceOf(ua.bigrams, ub.bigrams) : diceOf(ua.units, ub.units);
+  return round(0.4 * content + 0.35 * order + 0.25 * dice);
+}
+
+/** Candidates scored against `query`, best first, keeping those at or above `minScore` (default 0.35). */
+export function rankMatches<T>(query: string, items: readonly T[], nameOf: (item: T) => string, minScore = 0.35): FuzzyMatch<T>[] {
+  const scored: FuzzyMatch<T>[] = [];
+  for (const item of items) {
+    const score = similarity(query, nameOf(item));
+    if (score >= minScore) scored.push({ item, score });
+  }
+  // Stable: equal scores keep the caller's order (most recent first).
+  return scored.sort((x, y) => y.score - x.score);
+}
+
+interface Units {
+  units: string[];
+  bigrams: string[];
+}
+
+function units(text: string): Units {
+  const normalized = text.normalize('NFKC').toLowerCase();
+  const out: string[] = [];
+  const bigrams: string[] = [];
+  for (const match of normalized.matchAll(HAN_RUN)) {
+    const chars = [...match[0]].filter((c) => !ZH_FUNCTION_CHARS.has(c));
+    out.push(...chars);
+    for (let i = 0; i + 1 < chars.length; i += 1) bigrams.push(chars[i]! + chars[i + 1]!);
+  }
+  const latin = normalized.replace(HAN_RUN, ' ');
+  for (const match of latin.matchAll(LATIN_WORD)) {
+    const word = match[0];
+    if (!EN_STOP_WORDS.has(word)) out.push(word.length > STEM_LENGTH ? word.slice(0, STEM_LENGTH) : word);
+  }
+  return { units: out, bigrams };
+}
+
+/** |A ∩ B| / min(|A|, |B|) over multisets. */
+function overlap(a: readonly string[], b: readonly string[]): number {
+  return intersection(a, b) / Math.min(a.length, b.length);
+}
+
+function diceOf(a: readonly string[], b: readonly string[]): number {
+  return (2 * intersection(a, b)) / (a.length + b.length);
+}
+
+function intersection(a: readonly string[], b: readonly string[]): number {
+  const counts = new Map<string, number>();
+  for (const x of a) counts.set(x, (counts.get(x) ?? 0) + 1);
+  let shared = 0;
+  for (const y of b) {
+    const n = counts.get(y) ?? 0;
+    if (n > 0) {
+      shared += 1;
+      counts.set(y, n - 1);
+    }
+  }
+  return shared;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -1,0 +1,335 @@
+/**
+ * MemoryManager: the DCMMS loop — extract, update, reset, rebuild, respond — over a warm store,
+ * an optional hot cache and cold archive, and the user's LLM callback.
+ */
+import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../core/clock.js';
+import { validateTimeZone, type TimeZone } from '../core/time-zone.js';
+import { CtxvmError, UsageError } from '../errors.js';
+import type { LlmCallback } from '../llm/llm.js';
+import { createOfflineResponder } from '../llm/offline.js';
+import type { HotCache } from '../store/hot-cache.js';
+import type { TokenCounter } from '../text/tokens.js';
+import { createTokenCounter } from '../text/tokens.js';
+import { applyExtraction, WRITE_INTENTS, type AppliedChange } from './apply-extraction.js';
+import type { RebuiltContext } from './context.js';
+import type { Extraction, ExtractOptions, RecentEntity } from './extraction.js';
+import type { MemoryStore, UserMemoryStore } from './memory-store.js';
+import type { Turn } from './model.js';
+import { createRecentEntities, type RecentEntities } from './recent-entities.js';
+
+/** Something that reads a message (the rule extractor, or the LLM extractor with rules as fallback). */
+export interface MessageExtractor {
+  extract(text: string, options: ExtractOptions): Extraction | Promise<Extraction>;
+}
+
+/** Options of one rebuild, as the manager passes them. */
+export interface RebuildRequest {
+  now: number;
+  timeZone: TimeZone;
+  budgetTokens: number;
+  tokens: TokenCounter;
+  cache?: HotCache;
+  systemPrompt?: string;
+}
+
+/** Builds the six-layer context for `query` (the rebuilder; injectable for tests and experiments). */
+export type RebuildFn = (store: UserMemoryStore, query: string, request: RebuildRequest) => Promise<RebuiltContext>;
+
+/** Options of `createMemoryManager`. */
+export interface MemoryManagerOptions {
+  /** The warm store (authoritative). */
+  store: MemoryStore;
+  /** Message reader (default: the rule extractor, Chinese and English). */
+  extractor?: MessageExtractor;
+  /** Context builder (default: the six-layer rebuilder). */
+  rebuild?: RebuildFn;
+  /** Hot tier for rebuild results and active-session state (default: none). */
+  hot?: HotCache;
+  /** Cold archive of raw turns (default: none; turns are still kept in the warm store). */
+  archive?: { append(userId: string, turns: readonly Turn[]): Promise<void> };
+  /** Token counter (default o200k). */
+  tokens?: TokenCounter;
+  clock?: Clock;
+  /** Zone used until the user states one (default "UTC"). */
+  defaultTimeZone?: TimeZone;
+  /** Context budget, tokens (default 2000). */
+  budgetTokens?: number;
+  /** Below this extraction confidence a write intent becomes a clarification question (default 0.6). */
+  clarifyBelow?: number;
+  /** System prompt of layer 1. */
+  systemPrompt?: string;
+}
+
+/** One incoming message. */
+export interface IncomingMessage {
+  userId: string;
+  text: string;
+  /** Instant of the message, Unix ms (default: the clock). */
+  now?: number;
+  /** Turn id (default: generated). */
+  id?: string;
+}
+
+/** Per-stage timings and token accounting of one processMessage call. */
+export interface ProcessMetrics {
+  /** Milliseconds per stage. */
+  latencyMs: { extract: number; update: number; rebuild: number; respond: number; total: number };
+  /** Tokens of the rebuilt context. */
+  contextTokens: number;
+  /** Tokens the whole raw history of this user would take as a prompt (every turn so far). */
+  fullHistoryTokens: number;
+  /** Whether the rebuild came from the hot cache. */
+  rebuildCacheHit: boolean;
+  /** Hot-cache hits/misses since the manager was created. */
+  cacheHits: number;
+  cacheMisses: number;
+}
+
+/** What processMessage returns. */
+export interface ProcessResult {
+  response: string;
+  context: RebuiltContext;
+  extraction: Extraction;
+  /** Memory changes made by this message. */
+  applied: AppliedChange[];
+  /** True when the message was not applied and the response asks the user to clarify. */
+  clarification: boolean;
+  /** Ids of the stored user and assistant turns. */
+  turnIds: { user: string; assistant: string };
+  metrics: ProcessMetrics;
+}
+
+/** The memory engine's front door. */
+export interface MemoryManager {
+  /** Runs extract → update → reset → rebuild → respond for one message. */
+  processMessage(message: IncomingMessage, llm?: LlmCallback): Promise<ProcessResult>;
+  /** Rebuilds the context for `query` without storing anything (preview, `ctxvm memory context`). */
+  buildContext(userId: string, query: string, options?: { now?: number; budgetTokens?: number }): Promise<RebuiltContext>;
+  /** Stores raw turns (and extracts memory from user turns unless `extract: false`). */
+  ingest(userId: string, turns: readonly IngestTurn[], options?: { extract?: boolean }): Promise<IngestResult>;
+  /** The user's zone: their `timeZone` preference, else the default. */
+  timeZoneOf(userId: string): Promise<TimeZone>;
+  /** The door to one user's warm memory. */
+  user(userId: string): UserMemoryStore;
+}
+
+/** One turn to ingest (`ctxvm memory ingest` JSON lines). */
+export interface IngestTurn {
+  id?: string;
+  role: Turn['role'];
+  speaker?: string | null;
+  text: string;
+  /** Unix ms (default: the clock). */
+  atMs?: number;
+  sessionId?: string | null;
+}
+
+/** Counts of an ingest. */
+export interface IngestResult {
+  turns: number;
+  added: number;
+  applied: number;
+  byIntent: Record<string, number>;
+}
+
+const DEFAULT_BUDGET = 2000;
+
+/** Layer 1 when the caller gives none: tells the model what the rest of the prompt is. */
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful assistant with long-term memory. The sections below are what you remember about the user: ' +
+  'profile and preferences, the active project, open tasks with due times, and related earlier conversation. ' +
+  'Use them to answer; do not invent tasks or facts that are not there. Reply in the language of the user.';
+
+/** Creates a memory manager. The extractor and rebuilder load on first use. */
+export function createMemoryManager(options: MemoryManagerOptions): MemoryManager {
+  const clock = options.clock ?? systemClock;
+  const defaultZone = validateTimeZone(options.defaultTimeZone ?? 'UTC');
+  const clarifyBelow = options.clarifyBelow ?? 0.6;
+  const budgetTokens = options.budgetTokens ?? DEFAULT_BUDGET;
+  let tokens = options.tokens;
+  const tokenCounter = () => (tokens ??= createTokenCounter());
+  let extractor = options.extractor;
+  let rebuild = options.rebuild;
+  const recent: RecentEntities = createRecentEntities(options.hot);
+  const historyTokens = new Map<string, Promise<number>>();
+
+  const getExtractor = async (): Promise<MessageExtractor> => (extractor ??= (await import('./extract/extract.js')).createRuleExtractor());
+  const getRebuild = async (): Promise<RebuildFn> => (rebuild ??= (await import('./rebuild/index.js')).rebuildContext as RebuildFn);
+
+  async function timeZoneOf(userId: string): Promise<TimeZone> {
+    const pref = await user(userId).getFactByKey('timeZone');
+    if (!pref) return defaultZone;
+    try {
+      return validateTimeZone(/^[+-]?\d+$/.test(pref.text) ? Number(pref.text) : pref.text);
+    } catch {
+      return defaultZone;
+    }
+  }
+
+  function user(userId: string): UserMemoryStore {
+    return options.store.forUser(userId);
+  }
+
+  async function buildContext(userId: string, query: string, opts: { now?: number; budgetTokens?: number } = {}): Promise<RebuiltContext> {
+    const store = user(userId);
+    const fn = await getRebuild();
+    return fn(store, query, {
+      now: opts.now ?? clock.now(),
+      timeZone: await timeZoneOf(userId),
+      budgetTokens: opts.budgetTokens ?? budgetTokens,
+      tokens: tokenCounter(),
+      ...(options.hot ? { cache: options.hot } : {}),
+      systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    });
+  }
+
+  /** Tokens of all of a user's turns, computed once per process and kept up to date. */
+  async function addHistoryTokens(userId: string, store: UserMemoryStore, texts: readonly string[]): Promise<number> {
+    const counter = tokenCounter();
+    let base = historyTokens.get(userId);
+    if (!base) {
+      base = (async () => {
+        const n = await store.countTurns();
+        const all = n > 0 ? await store.recentTurns(n) : [];
+        return all.reduce((sum, t) => sum + counter.count(t.text), 0);
+      })();
+      historyTokens.set(userId, base);
+      const total = await base;
+      return total; // the turns just added are already in the store, hence in the total
+    }
+    const total = (await base) + texts.reduce((sum, t) => sum + counter.count(t), 0);
+    historyTokens.set(userId, Promise.resolve(total));
+    return total;
+  }
+
+  async function processMessage(message: IncomingMessage, llm: LlmCallback = createOfflineResponder()): Promise<ProcessResult> {
+    checkMessage(message);
+    const t0 = performance.now();
+    const store = user(message.userId);
+    const now = message.now ?? clock.now();
+    const timeZone = await timeZoneOf(message.userId);
+
+    // 1. extract
+    const recentEntities = await recent.get(store);
+    const extraction = await (await getExtractor()).extract(message.text, { now, timeZone, recent: recentEntities });
+    const t1 = performance.now();
+
+    // 2. update: the raw turn first (it is the source of everything else), then the memory change
+    const userTurnId = message.id ?? newTurnId(now);
+    const userTurn: Omit<Turn, 'userId'> = { id: userTurnId, role: 'user', speaker: null, text: message.text, atMs: now, sessionId: null };
+    await store.addTurns([userTurn]);
+    const clarify = WRITE_INTENTS.has(extraction.intent) && (extraction.confidence < clarifyBelow || extraction.clarification !== undefined);
+    const applied = clarify ? [] : await applyExtraction(store, extraction, userTurnId);
+    if (applied.length) await recent.remember(store, applied.map(toRecent));
+    if (applied.length && options.hot) await options.hot.invalidateUser(message.userId);
+    const t2 = performance.now();
+
+    // 3. reset: nothing of the raw chat is carried over; 4. rebuild from memory
+    const context = await buildContext(message.userId, message.text, { now });
+    const t3 = performance.now();
+
+    // 5. respond
+    const extractionForReply = clarify && !extraction.clarification ? { ...extraction, clarification: defaultClarification(extraction) } : extraction;
+    let response: string;
+    try {
+      response = await llm({
+        context,
+        userMessage: message.text,
+        messages: [
+          { role: 'system', content: context.text },
+          { role: 'user', content: message.text },
+        ],
+        extraction: extractionForReply,
+        userId: message.userId,
+        nowMs: now,
+        timeZone,
+      });
+    } catch (cause) {
+      throw new CtxvmError('E_LLM', `the LLM call failed for user ${JSON.stringify(message.userId)}: ${(cause as Error)?.message ?? String(cause)}`, {
+        cause,
+        hint: 'the message and what was extracted from it are stored; retry the call',
+      });
+    }
+    if (typeof response !== 'string') throw new CtxvmError('E_LLM', `the LLM callback returned ${typeof response}, expected a string`);
+    const assistantTurnId = `${userTurnId}:reply`;
+    const assistantTurn: Omit<Turn, 'userId'> = { id: assistantTurnId, role: 'assistant', speaker: null, text: response, atMs: now, sessionId: null };
+    await store.addTurns([assistantTurn]);
+    if (options.archive) await options.archive.append(message.userId, [userTurn, assistantTurn].map((t) => ({ ...t, userId: message.userId })));
+    const fullHistoryTokens = await addHistoryTokens(message.userId, store, [message.text, response]);
+    const t4 = performance.now();
+    const stats = options.hot?.stats();
+    return {
+      response,
+      context,
+      extraction: extractionForReply,
+      applied,
+      clarification: clarify,
+      turnIds: { user: userTurnId, assistant: assistantTurnId },
+      metrics: {
+        latencyMs: { extract: t1 - t0, update: t2 - t1, rebuild: t3 - t2, respond: t4 - t3, total: t4 - t0 },
+        contextTokens: context.tokens,
+        fullHistoryTokens,
+        rebuildCacheHit: context.cached,
+        cacheHits: stats?.hits ?? 0,
+        cacheMisses: stats?.misses ?? 0,
+      },
+    };
+  }
+
+  async function ingest(userId: string, turns: readonly IngestTurn[], opts: { extract?: boolean } = {}): Promise<IngestResult> {
+    const store = user(userId);
+    const doExtract = opts.extract ?? true;
+    const result: IngestResult = { turns: turns.length, added: 0, applied: 0, byIntent: {} };
+    const timeZone = doExtract ? await timeZoneOf(userId) : defaultZone;
+    const ex = doExtract ? await getExtractor() : undefined;
+    for (const t of turns) {
+      const atMs = t.atMs ?? clock.now();
+      const turn: Omit<Turn, 'userId'> = { id: t.id ?? newTurnId(atMs), role: t.role, speaker: t.speaker ?? null, text: t.text, atMs, sessionId: t.sessionId ?? null };
+      const { added } = await store.addTurns([turn]);
+      result.added += added;
+      if (options.archive && added) await options.archive.append(userId, [{ ...turn, userId }]);
+      if (!ex || t.role !== 'user' || !added) continue;
+      const x = await ex.extract(t.text, { now: atMs, timeZone, recent: await recent.get(store) });
+      result.byIntent[x.intent] = (result.byIntent[x.intent] ?? 0) + 1;
+      if (WRITE_INTENTS.has(x.intent) && x.confidence >= clarifyBelow && !x.clarification) {
+        const changes = await applyExtraction(store, x, turn.id);
+        if (changes.length) {
+          result.applied++;
+          await recent.remember(store, changes.map(toRecent));
+        }
+      }
+    }
+    historyTokens.delete(userId);
+    if (options.hot && result.added) await options.hot.invalidateUser(userId);
+    return result;
+  }
+
+  return { processMessage, buildContext, ingest, timeZoneOf, user };
+}
+
+function checkMessage(message: IncomingMessage): void {
+  if (!message || typeof message !== 'object') throw new UsageError('processMessage: expected { userId, text }');
+  if (typeof message.userId !== 'string' || message.userId.trim() === '') throw new UsageError('processMessage: userId must be a non-empty string');
+  if (typeof message.text !== 'string') throw new UsageError('processMessage: text must be a string');
+  if (message.text.trim() === '') throw new UsageError('processMessage: text is empty', { hint: 'send the user message text' });
+  if (message.now !== undefined && !Number.isFinite(message.now)) throw new UsageError('processMessage: now must be Unix ms');
+}
+
+function newTurnId(nowMs: number): string {
+  return `t${nowMs.toString(36)}${randomBytes(4).toString('hex')}`;
+}
+
+function toRecent(change: AppliedChange): RecentEntity {
+  return {
+    kind: change.kind,
+    id: change.id,
+    text: change.text,
+    ...(change.kind === 'task' ? { status: change.action === 'completed' ? 'done' : change.action === 'deleted' ? 'cancelled' : 'todo' } : {}),
+  } as RecentEntity;
+}
+
+function defaultClarification(x: Extraction): string {
+  const title = x.task?.title ?? x.memory?.text ?? '';
+  return x.language === 'zh' ? `你指的是「${title}」吗？请再说得具体一点。` : `Do you mean “${title}”? Please say a little more.`;
+}

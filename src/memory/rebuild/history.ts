@@ -1,0 +1,145 @@
+/**
+ * Candidates of the history layer: raw turns the full-text search finds, each with its
+ * neighbours (the question before an answer, the answer after a statement), grouped by session
+ * under a dated header and rendered in time order with the speaker.
+ *
+ * Ranking: the retrieval score of each hit, damped for the k-th hit of one session so that
+ * several sessions get a say; neighbours rank below their hit and start compressed to their key
+ * sentence, so more distinct turns fit before anything has to be dropped.
+ */
+import type { SearchAnalyzer } from '../analyzer.js';
+import type { UserMemoryStore } from '../memory-store.js';
+import type { Turn } from '../model.js';
+import { keySentence } from './compress.js';
+import type { ResolvedRebuildOptions } from './options.js';
+import type { PackCandidate } from './pack.js';
+import type { QueryInfo } from './query.js';
+import { formatLocalDate as formatDate, formatLocalTime as formatDateTime } from '../format-time.js';
+import { instantKey, naturalKey, oneLine } from './render.js';
+import { combine, decay, normaliseHits } from './score.js';
+
+interface Scored {
+  turn: Turn;
+  priority: number;
+  hit: boolean;
+  rank: number;
+}
+
+/** Retrieves and ranks turns for `query`. */
+export async function historyCandidates(
+  store: UserMemoryStore,
+  query: QueryInfo,
+  o: ResolvedRebuildOptions,
+  analyzer: SearchAnalyzer,
+): Promise<PackCandidate[]> {
+  const tuning = o.history;
+  if (query.terms.size === 0) return [];
+  const hits = await store.search(query.text, { kinds: ['turn'], limit: o.searchLimit });
+  if (hits.length === 0) return [];
+  const fullText = normaliseHits(hits);
+  const turns = await store.getTurns(hits.map((h) => h.id));
+  const entity = entitySignal(turns, query);
+  const ranked = turns
+    .map((turn) => ({
+      turn,
+      score: combine(
+        {
+          fullText: fullText.get(`turn:${turn.id}`) ?? 0,
+          entity: entity(turn),
+          recency: decay(o.nowMs - turn.atMs, o.recencyHalfLifeMs),
+        },
+        o.weights,
+      ),
+    }))
+    .sort((a, b) => b.score - a.score || compareTurns(a.turn, b.turn));
+
+  const byId = new Map<string, Scored>();
+  const perSession = new Map<string, number>();
+  // A turn reached twice (a hit and another hit's neighbour) keeps its best priority and is a hit.
+  const keep = (s: Scored) => {
+    const old = byId.get(s.turn.id);
+    if (!old) return void byId.set(s.turn.id, s);
+    old.priority = Math.max(old.priority, s.priority);
+    if (s.hit && !old.hit) {
+      old.hit = true;
+      old.rank = s.rank;
+    }
+  };
+  for (const [rank, { turn, score }] of ranked.entries()) {
+    const session = groupKey(turn, o);
+    const k = perSession.get(session) ?? 0;
+    perSession.set(session, k + 1);
+    const priority = score / (1 + tuning.sessionDamping * k);
+    keep({ turn, priority, hit: true, rank });
+    const { before, after } = o.neighbourTurns;
+    if (before + after > 0) {
+      const around = await store.turnNeighbours(turn.id, before, after);
+      const self = around.findIndex((n) => n.id === turn.id);
+      for (const [i, n] of around.entries()) {
+        if (i === self || groupKey(n, o) !== session) continue;
+        keep({ turn: n, priority: priority * Math.pow(tuning.neighbourFactor, Math.abs(i - self)), hit: false, rank });
+      }
+    }
+  }
+
+  const groupStart = new Map<string, number>();
+  for (const { turn } of byId.values()) {
+    const g = groupKey(turn, o);
+    groupStart.set(g, Math.min(groupStart.get(g) ?? Infinity, turn.atMs));
+  }
+  const out: PackCandidate[] = [];
+  for (const s of byId.values()) {
+    const { turn } = s;
+    const who = turn.speaker ?? ROLE_LABEL[turn.role];
+    const body = oneLine(turn.text);
+    const key = keySentence(body, query.terms, analyzer);
+    const g = groupKey(turn, o);
+    out.push({
+      layer: 'history',
+      kind: 'turn',
+      id: turn.id,
+      sources: [turn.id],
+      full: `${who}: ${body}`,
+      ...(key !== undefined ? { compact: `${who}: ${key}` } : {}),
+      priority: s.priority,
+      preferCompact: !s.hit || s.rank >= tuning.fullHits,
+      order: `${instantKey(turn.atMs)}|${naturalKey(turn.id)}`,
+      group: g,
+      groupHeader: `## ${formatDate(groupStart.get(g)!, o.timeZone)}`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Entity signal of turns: the share of the query's names a turn's speaker or text has, each
+ * name weighted by how rare it is among the hits. In a chat between two people nearly every
+ * question names one of them, and half the turns are theirs: such a name says little.
+ */
+function entitySignal(turns: readonly Turn[], query: QueryInfo): (turn: Turn) => number {
+  if (query.names.size === 0 || turns.length === 0) return () => 0;
+  const names = [...query.names];
+  const share = names.map((name) => turns.filter((t) => mentions(t, name)).length / turns.length);
+  return (turn) => {
+    let sum = 0;
+    for (const [i, name] of names.entries()) if (mentions(turn, name)) sum += 1 - share[i]!;
+    return sum / names.length;
+  };
+}
+
+function mentions(turn: Turn, name: string): boolean {
+  return turn.speaker?.toLowerCase() === name || turn.text.toLowerCase().includes(name);
+}
+
+const ROLE_LABEL = { user: 'User', assistant: 'Assistant', system: 'System' } as const;
+
+/** Session of a turn, or its calendar day when the source has no sessions. */
+function groupKey(turn: Turn, o: ResolvedRebuildOptions): string {
+  return turn.sessionId !== null ? `s:${turn.sessionId}` : `d:${formatDate(turn.atMs, o.timeZone)}`;
+}
+
+function compareTurns(a: Turn, b: Turn): number {
+  const x = `${instantKey(a.atMs)}|${naturalKey(a.id)}`;
+  const y = `${instantKey(b.atMs)}|${naturalKey(b.id)}`;
+  return x < y ? -1 : x > y ? 1 : 0;
+}

@@ -1,0 +1,12 @@
+/** The rebuilder: six-layer prompt contexts from memory within a token budget. */
+export { rebuildContext, REBUILD_CACHE_KIND } from './rebuild.js';
+export { toChatMessages, type AnthropicChat, type AnthropicTextBlock, type ChatShapes } from './chat.js';
+export {
+  DEFAULT_BUDGET_TOKENS,
+  DEFAULT_LAYER_SHARES,
+  DEFAULT_WEIGHTS,
+  type RebuildOptions,
+  type RetrievalWeights,
+} from './options.js';
+export { packContext, type PackCandidate, type PackResult } from './pack.js';
+export { keySentence } from './compress.js';

@@ -1,0 +1,234 @@
+/**
+ * The packer: fits ranked candidates into per-layer token quotas with the real tokenizer.
+ *
+ * 1. Stable layers (system, profile, project) fill in order, each within its quota plus what the
+ *    layers before it left unused; nothing about the query reaches them, so their text is a
+ *    stable prefix. (The system prompt may use any of the budget: it is the caller's text.)
+ * 2. Protected candidates (open tasks the query is about) go next, compressed if they must.
+ * 3. Volatile layers (tasks, history, memories) fill in order, each within its share of what is
+ *    left plus what earlier layers left unused; then any tokens still free go to whichever
+ *    volatile layers have candidates waiting, in order.
+ * 4. Compressed items are upgraded to their full form while tokens remain.
+ *
+ * An item that does not fit in full is tried compressed before it is dropped; low-ranked items
+ * can ask to start compressed (`preferCompact`), so more of them fit. Costs are counted per line
+ * and the rendered text is counted again at the end; should BPE merges across lines make it
+ * larger than the budget, the lowest-priority volatile items go until it fits.
+ */
+import type { TokenCounter } from '../../text/tokens.js';
+import { LAYER_NAMES, type ContextItem, type ContextLayer, type DroppedItem, type LayerName } from '../context.js';
+import { joinBlocks, LAYER_TITLES, renderLayerBlock, renderOrder, STABLE_LAYERS, type PlacedItem } from './render.js';
+
+/** One candidate for the context. */
+export interface PackCandidate {
+  layer: LayerName;
+  kind: string;
+  id: string;
+  sources: string[];
+  /** The item's rendered line(s) in full. */
+  full: string;
+  /** A shorter rendering (task → title + status + due; turn → key sentence), if there is one. */
+  compact?: string;
+  /** Higher packs first. */
+  priority: number;
+  /** Packed before any other volatile item and never dropped while its compact form fits the budget. */
+  protected?: boolean;
+  /** Start with the compact form; upgraded to full if tokens remain at the end. */
+  preferCompact?: boolean;
+  /** Render order within the layer (string comparison). */
+  order: string;
+  /** Group key and header line (history: one session). */
+  group?: string;
+  groupHeader?: string;
+}
+
+/** Shares per layer (normalised, summing to 1). */
+export type LayerShares = Readonly<Record<LayerName, number>>;
+
+/** What the packer produced. */
+export interface PackResult {
+  text: string;
+  tokens: number;
+  stablePrefixChars: number;
+  layers: ContextLayer[];
+  dropped: DroppedItem[];
+}
+
+type Form = 'full' | 'compact';
+
+interface LayerState {
+  name: LayerName;
+  candidates: PackCandidate[];
+  placed: Map<PackCandidate, Form>;
+  openGroups: Set<string>;
+  used: number;
+  quota: number;
+}
+
+const VOLATILE: readonly LayerName[] = LAYER_NAMES.filter((name) => !STABLE_LAYERS.has(name));
+
+/** Packs `candidates` into `budgetTokens`; see the module comment for the order of decisions. */
+export function packContext(candidates: readonly PackCandidate[], budgetTokens: number, shares: LayerShares, tokens: TokenCounter): PackResult {
+  const cost = memoCounter(tokens);
+  const states = new Map<LayerName, LayerState>();
+  for (const name of LAYER_NAMES) {
+    const mine = candidates.filter((c) => c.layer === name).sort(byPriority);
+    states.set(name, { name, candidates: mine, placed: new Map(), openGroups: new Set(), used: 0, quota: 0 });
+  }
+  const st = (name: LayerName) => states.get(name)!;
+  let remaining = budgetTokens;
+
+  const addCost = (s: LayerState, c: PackCandidate, form: Form): number => {
+    const text = form === 'compact' && c.compact !== undefined ? c.compact : c.full;
+    let n = cost(`${text}\n`);
+    if (s.placed.size === 0) n += layerOverhead(s.name, cost);
+    if (c.group !== undefined && !s.openGroups.has(c.group) && c.groupHeader) n += cost(`${c.groupHeader}\n`);
+    return n;
+  };
+  const place = (s: LayerState, c: PackCandidate, form: Form, n: number) => {
+    s.placed.set(c, form);
+    if (c.group !== undefined) s.openGroups.add(c.group);
+    s.used += n;
+    remaining -= n;
+  };
+  /** Tries `c` in its preferred form, then compact; returns whether it went in. */
+  const tryPlace = (s: LayerState, c: PackCandidate, avail: number): boolean => {
+    const forms: Form[] = c.compact === undefined ? ['full'] : c.preferCompact ? ['compact'] : ['full', 'compact'];
+    for (const form of forms) {
+      const n = addCost(s, c, form);
+      if (n <= Math.min(avail, remaining)) {
+        place(s, c, form, n);
+        return true;
+      }
+    }
+    return false;
+  };
+  const fill = (s: LayerState, avail: number) => {
+    const start = s.used;
+    for (const c of s.candidates) {
+      if (s.placed.has(c) || c.protected) continue;
+      tryPlace(s, c, avail - (s.used - start));
+    }
+  };
+
+  // 1. Stable layers.
+  let carry = 0;
+  for (const name of LAYER_NAMES.filter((n) => STABLE_LAYERS.has(n))) {
+    const s = st(name);
+    const quota = name === 'system' ? remaining : Math.min(remaining, Math.floor(shares[name] * budgetTokens) + carry);
+    s.quota = quota;
+    fill(s, quota);
+    carry = name === 'system' ? Math.max(0, Math.floor(shares.system * budgetTokens) - s.used) : quota - s.used;
+  }
+
+  // 2. Protected items, best first, wherever they live.
+  const volatileBudget = remaining;
+  const protectedItems = VOLATILE.flatMap((name) => st(name).candidates.filter((c) => c.protected)).sort(byPriority);
+  for (const c of protectedItems) tryPlace(st(c.layer), c, remaining);
+
+  // 3. Volatile layers by share, carrying unused quota forward, then the leftovers.
+  const shareSum = VOLATILE.reduce((sum, name) => sum + shares[name], 0);
+  carry = 0;
+  for (const name of VOLATILE) {
+    const s = st(name);
+    const base = shareSum > 0 ? Math.floor((shares[name] / shareSum) * volatileBudget) : 0;
+    s.quota = base + carry;
+    fill(s, Math.max(0, s.quota - s.used));
+    carry = Math.max(0, s.quota - s.used);
+  }
+  for (const name of VOLATILE) {
+    const s = st(name);
+    const before = s.used;
+    fill(s, remaining);
+    s.quota += s.used - before;
+  }
+
+  // 4. Upgrades, best first across the volatile layers.
+  const upgradable = VOLATILE.flatMap((name) => [...st(name).placed].filter(([c, form]) => form === 'compact' && c.compact !== c.full).map(([c]) => c)).sort(byPriority);
+  for (const c of upgradable) {
+    const s = st(c.layer);
+    const delta = cost(`${c.full}\n`) - cost(`${c.compact}\n`);
+    if (delta <= remaining) {
+      s.placed.set(c, 'full');
+      s.used += delta;
+      remaining -= delta;
+      s.quota = Math.max(s.quota, s.used);
+    }
+  }
+
+  return finish(states, budgetTokens, tokens, cost);
+}
+
+/** Renders, verifies the exact count, evicts the lowest-priority volatile items if BPE disagrees. */
+function finish(states: Map<LayerName, LayerState>, budgetTokens: number, tokens: TokenCounter, cost: (text: string) => number): PackResult {
+  for (;;) {
+    const blocks = LAYER_NAMES.map((name) => ({ name, text: renderLayerBlock(name, placedItems(states.get(name)!)) }));
+    const { text, stablePrefixChars } = joinBlocks(blocks);
+    const total = tokens.count(text);
+    if (total <= budgetTokens) {
+      const layers: ContextLayer[] = LAYER_NAMES.map((name, i) => {
+        const s = states.get(name)!;
+        return { name, tokens: blocks[i]!.text === '' ? 0 : tokens.count(blocks[i]!.text), budgetTokens: s.quota, items: renderOrder(placedItems(s)).map((p) => p.item) };
+      });
+      const dropped: DroppedItem[] = [];
+      for (const name of LAYER_NAMES) {
+        for (const c of states.get(name)!.candidates) {
+          if (!states.get(name)!.placed.has(c)) dropped.push({ layer: name, kind: c.kind, id: c.id, reason: 'budget', tokens: cost(c.full) });
+        }
+      }
+      return { text, tokens: total, stablePrefixChars, layers, dropped };
+    }
+    const victim = pickVictim(states);
+    if (!victim) throw new Error('packContext: empty context over budget'); // unreachable: "" has 0 tokens
+    states.get(victim.layer)!.placed.delete(victim);
+  }
+}
+
+/** The lowest-priority placed item, volatile layers and unprotected items first. */
+function pickVictim(states: Map<LayerName, LayerState>): PackCandidate | undefined {
+  const rank = (c: PackCandidate) => (STABLE_LAYERS.has(c.layer) ? 2 : 0) + (c.protected ? 1 : 0);
+  let victim: PackCandidate | undefined;
+  for (const s of states.values()) {
+    for (const c of s.placed.keys()) {
+      if (!victim || rank(c) < rank(victim) || (rank(c) === rank(victim) && byPriority(c, victim) > 0)) victim = c;
+    }
+  }
+  return victim;
+}
+
+function placedItems(s: LayerState): PlacedItem[] {
+  return [...s.placed].map(([c, form]) => {
+    const compressed = form === 'compact' && c.compact !== undefined && c.compact !== c.full;
+    const item: ContextItem = { kind: c.kind, id: c.id, text: compressed ? c.compact! : c.full, sources: [...c.sources] };
+    if (compressed) item.compressed = true;
+    const placed: PlacedItem = { item, order: c.order };
+    if (c.group !== undefined) {
+      placed.group = c.group;
+      if (c.groupHeader !== undefined) placed.groupHeader = c.groupHeader;
+    }
+    return placed;
+  });
+}
+
+/** Tokens a layer costs before its first item: its title and the blank line before its block. */
+function layerOverhead(name: LayerName, cost: (text: string) => number): number {
+  const title = LAYER_TITLES[name];
+  return (title ? cost(`${title}\n`) : 0) + 1;
+}
+
+/** Priority descending, then id, so equal scores still pack in one fixed order. */
+export function byPriority(a: PackCandidate, b: PackCandidate): number {
+  return b.priority - a.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0);
+}
+
+function memoCounter(tokens: TokenCounter): (text: string) => number {
+  const memo = new Map<string, number>();
+  return (text) => {
+    let n = memo.get(text);
+    if (n === undefined) {
+      n = tokens.count(text);
+      memo.set(text, n);
+    }
+    return n;
+  };
+}

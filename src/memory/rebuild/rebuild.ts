@@ -1,0 +1,102 @@
+/**
+ * `rebuildContext`: the six-layer context for one query, within a token budget (DESIGN.md
+ * "Memory engine", step 4). Reads the user's memory, ranks candidates (full text, entities,
+ * recency, importance, access), packs them with the real tokenizer, renders them
+ * deterministically, and records what was used so it weighs more next time.
+ */
+import { sha256Hex } from '../../core/hash.js';
+import { createSearchAnalyzer, type SearchAnalyzer } from '../analyzer.js';
+import type { RebuiltContext } from '../context.js';
+import type { MemoryKind } from '../model.js';
+import type { UserMemoryStore } from '../memory-store.js';
+import { historyCandidates } from './history.js';
+import { activeProject, memoryCandidates, profileCandidates, projectCandidates, systemCandidates, taskCandidates, type RecordInputs } from './layers.js';
+import { optionsHash, resolveRebuildOptions, type RebuildOptions } from './options.js';
+import { packContext } from './pack.js';
+import { analyseQuery } from './query.js';
+import { normaliseHits } from './score.js';
+
+/** Hot-cache kind of rebuild results. */
+export const REBUILD_CACHE_KIND = 'rebuild';
+
+let defaultAnalyzer: SearchAnalyzer | undefined;
+
+/** Builds the context for `query` from `store`'s memory; see `RebuildOptions` for the knobs. */
+export async function rebuildContext(store: UserMemoryStore, query: string, options: RebuildOptions): Promise<RebuiltContext> {
+  const o = resolveRebuildOptions(options);
+  const analyzer = options.analyzer ?? (defaultAnalyzer ??= createSearchAnalyzer());
+  const version = await store.version();
+  const ns = { userId: store.userId, kind: REBUILD_CACHE_KIND };
+  const key = sha256Hex(JSON.stringify([query, version, optionsHash(o)]));
+  if (options.cache) {
+    const hit = await options.cache.get<RebuiltContext>(ns, key).catch(() => undefined);
+    if (hit && hit.memoryVersion === version) {
+      if (o.touch) await touchUsed(store, hit, o.nowMs);
+      return { ...hit, cached: true };
+    }
+  }
+
+  const [facts, tasks, projects, decisions] = await Promise.all([
+    store.listFacts(),
+    store.listTasks(),
+    store.listProjects(),
+    store.listDecisions(),
+  ]);
+  const q = analyseQuery(query, analyzer, projects);
+  const recordHits = q.terms.size > 0 ? await store.search(query, { kinds: ['task', 'decision', 'fact'], limit: o.searchLimit }) : [];
+  const memoryKinds: Array<[MemoryKind, string[]]> = [
+    ['task', tasks.map((t) => t.id)],
+    ['fact', facts.map((f) => f.id)],
+    ['decision', decisions.map((d) => d.id)],
+  ];
+  const access = new Map<string, { count: number; lastMs: number }>();
+  for (const [kind, ids] of memoryKinds) {
+    if (ids.length === 0) continue;
+    for (const [id, stats] of await store.accessStats(kind, ids)) access.set(`${kind}:${id}`, stats);
+  }
+  const inputs: RecordInputs = { facts, tasks: tasks, projects, decisions, fullText: normaliseHits(recordHits), access };
+  const project = activeProject(inputs);
+
+  const candidates = [
+    ...systemCandidates(o.systemPrompt),
+    ...profileCandidates(facts),
+    ...projectCandidates(project, decisions, o.timeZone),
+    ...taskCandidates(inputs, q, o, analyzer),
+    ...(await historyCandidates(store, q, o, analyzer)),
+    ...memoryCandidates(inputs, q, o, analyzer, project?.id),
+  ];
+  const packed = packContext(candidates, o.budgetTokens, o.layerShares, o.tokens);
+  const context: RebuiltContext = {
+    text: packed.text,
+    tokens: packed.tokens,
+    budgetTokens: o.budgetTokens,
+    layers: packed.layers,
+    dropped: packed.dropped,
+    stablePrefixChars: packed.stablePrefixChars,
+    memoryVersion: version,
+    cached: false,
+  };
+  if (options.cache) {
+    // The hot tier is lossy by contract: a failed write only costs a rebuild later.
+    await options.cache.set(ns, key, context, { ttlMs: o.cacheTtlMs }).catch(() => undefined);
+  }
+  if (o.touch) await touchUsed(store, context, o.nowMs);
+  return context;
+}
+
+const TOUCHABLE: ReadonlySet<string> = new Set<MemoryKind>(['task', 'project', 'decision', 'fact']);
+
+/** Marks every memory record in the context as used at `nowMs`. */
+async function touchUsed(store: UserMemoryStore, context: RebuiltContext, nowMs: number): Promise<void> {
+  const byKind = new Map<MemoryKind, string[]>();
+  for (const layer of context.layers) {
+    for (const item of layer.items) {
+      const kind = (item.kind === 'preference' ? 'fact' : item.kind) as MemoryKind;
+      if (!TOUCHABLE.has(kind)) continue;
+      const ids = byKind.get(kind) ?? [];
+      ids.push(item.id);
+      byKind.set(kind, ids);
+    }
+  }
+  for (const [kind, ids] of byKind) await store.touch(kind, ids, nowMs);
+}

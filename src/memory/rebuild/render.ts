@@ -1,0 +1,90 @@
+/**
+ * Deterministic rendering of a packed context: which bytes a layer and its items become.
+ *
+ * Layout: one block per non-empty layer, in `LAYER_NAMES` order, each `# Title` then its lines;
+ * blocks are separated by one empty line that belongs to the block after it, so the text of the
+ * stable layers is a prefix of the whole text whatever the volatile layers hold. Items within a
+ * layer are ordered by their `order` key (never by score), and grouped items (history turns of
+ * one session) sit under their group's header line. No clock, locale or map order is consulted.
+ */
+import type { ContextItem, LayerName } from '../context.js';
+
+/** Layers whose text may not depend on the query: they form the cacheable prefix. */
+export const STABLE_LAYERS: ReadonlySet<LayerName> = new Set(['system', 'profile', 'project']);
+
+/** Heading of each layer's block; the system layer has none (its text is the prompt itself). */
+export const LAYER_TITLES: Readonly<Record<LayerName, string | null>> = {
+  system: null,
+  profile: '# User profile',
+  project: '# Active project',
+  tasks: '# Open tasks',
+  history: '# Related conversation history',
+  memories: '# Other memories',
+};
+
+/** An item placed in a layer, with the form the packer chose. */
+export interface PlacedItem {
+  item: ContextItem;
+  /** Render order within the layer (and within its group); compared as strings. */
+  order: string;
+  /** Group key, when the item belongs under a group header. */
+  group?: string;
+  /** The group's header line (same for every item of the group). */
+  groupHeader?: string;
+}
+
+/** The text of one layer's block, without the separator before it; "" for an empty layer. */
+export function renderLayerBlock(name: LayerName, placed: readonly PlacedItem[]): string {
+  if (placed.length === 0) return '';
+  const lines: string[] = [];
+  const title = LAYER_TITLES[name];
+  if (title) lines.push(title);
+  let lastGroup: string | undefined;
+  for (const p of renderOrder(placed)) {
+    if (p.group !== undefined && p.group !== lastGroup && p.groupHeader) lines.push(p.groupHeader);
+    lastGroup = p.group;
+    lines.push(p.item.text);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Items in the order they are rendered: groups by their earliest item, items by `order`. */
+export function renderOrder(placed: readonly PlacedItem[]): PlacedItem[] {
+  const sorted = [...placed].sort((a, b) => compareStrings(a.order, b.order));
+  const groupOrder = new Map<string, string>();
+  for (const p of sorted) if (p.group !== undefined && !groupOrder.has(p.group)) groupOrder.set(p.group, p.order);
+  const key = (p: PlacedItem) => (p.group !== undefined ? groupOrder.get(p.group)! : p.order);
+  return sorted.sort((a, b) => compareStrings(key(a), key(b)) || compareStrings(a.group ?? '', b.group ?? '') || compareStrings(a.order, b.order));
+}
+
+/** Joins layer blocks; returns the text and the length of its stable prefix (UTF-16 code units). */
+export function joinBlocks(blocks: ReadonlyArray<{ name: LayerName; text: string }>): { text: string; stablePrefixChars: number } {
+  let text = '';
+  let stablePrefixChars = 0;
+  for (const block of blocks) {
+    if (block.text === '') continue;
+    text += text === '' ? block.text : `\n${block.text}`;
+    if (STABLE_LAYERS.has(block.name)) stablePrefixChars = text.length;
+  }
+  return { text, stablePrefixChars };
+}
+
+/** Code-unit comparison (not locale-aware, so identical on every machine). */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A sort key for ids with numbers in them ("D1:9" before "D1:10"): digit runs are zero-padded. */
+export function naturalKey(id: string): string {
+  return id.replace(/\d+/g, (digits) => digits.replace(/^0+(?=\d)/, '').padStart(12, '0'));
+}
+
+/** A fixed-width sort key for an instant (Unix ms, may be negative). */
+export function instantKey(ms: number): string {
+  return (Math.round(ms) + 9e15).toString().padStart(17, '0');
+}
+
+/** Collapses whitespace runs (newlines included) to single spaces, so one item stays one line. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,127 @@
+/**
+ * What every part of the SQL memory store shares: the database, the analyzer, the clock and the
+ * full-text dialect, plus `write()`, the one way to change a user's memory. A write runs in one
+ * transaction that also records history, keeps the search rows in step, and bumps the user's
+ * version, so a reader never sees a change without its version bump or the other way round.
+ */
+import { createHash } from 'node:crypto';
+import { UsageError } from '../../errors.js';
+import type { SqlDatabase, SqlExecutor, SqlValue } from '../../store/warm/sql.js';
+import type { SearchKind } from '../memory-store.js';
+import type { MemoryKind } from '../model.js';
+import type { FullTextDialect } from './fulltext.js';
+import { num, type Row } from './rows.js';
+import { indexTerms } from './terms.js';
+
+/** Turns text into search tokens; used for both indexing and queries. */
+export type Analyzer = (text: string) => string[];
+
+/** The store's shared parts. */
+export interface StoreContext {
+  readonly db: SqlDatabase;
+  readonly analyzer: Analyzer;
+  /** Clock, Unix ms. */
+  readonly now: () => number;
+  readonly fullText: FullTextDialect;
+  /** Resolves once the full-text index exists (built on first use). */
+  ready(): Promise<void>;
+}
+
+/** One user's door into the shared parts. */
+export interface UserScope {
+  readonly ctx: StoreContext;
+  readonly userId: string;
+  /** Index key of the user (see `userKeyOf`). */
+  readonly userKey: string;
+}
+
+/** Throws a UsageError unless `userId` is a non-empty string without NUL (PostgreSQL text cannot hold one). */
+export function assertUserId(userId: unknown): asserts userId is string {
+  if (typeof userId !== 'string' || userId.length === 0 || userId.includes('\u0000')) {
+    throw new UsageError(`invalid userId ${userId === undefined ? 'undefined' : JSON.stringify(userId) ?? String(userId)}: expected a non-empty string without NUL characters`, {
+      hint: 'every memory operation belongs to one user; pass --user or userId',
+    });
+  }
+}
+
+/** The full-text key of a user: one index term, whatever characters the user id has. */
+export function userKeyOf(userId: string): string {
+  return `u${createHash('sha256').update(userId, 'utf8').digest('hex').slice(0, 24)}`;
+}
+
+/** A write in progress: a transaction bound to one user. */
+export interface WriteScope {
+  readonly tx: SqlExecutor;
+  readonly userId: string;
+  /** The time of this write, Unix ms (one reading of the clock per write). */
+  readonly atMs: number;
+  /** The next creation ordinal of this user (orders records created in the same millisecond). */
+  nextSeq(): number;
+  /** Records that something changed, so the version is bumped on commit. */
+  changed(): void;
+  /** Appends one history entry and marks the write as a change. */
+  history(kind: MemoryKind, recordId: string, field: string, oldValue: unknown, newValue: unknown, turnId: string | null | undefined): Promise<void>;
+  /**
+   * Sets the searchable text of a record (replacing any earlier text). `tokens`, when given, is
+   * `indexTerms(analyzer, text)` computed before the transaction (keeps the lock short).
+   */
+  index(kind: SearchKind, recordId: string, text: string, tokens?: string): Promise<void>;
+  /** Removes a record from search. */
+  unindex(kind: SearchKind, recordId: string): Promise<void>;
+}
+
+const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
+
+/**
+ * Runs `fn` in one transaction for `scope`'s user and bumps the user's version when `fn` marked
+ * a change (directly or through `history`/`index`).
+ */
+export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<T>): Promise<T> {
+  const { ctx, userId, userKey } = scope;
+  await ctx.ready();
+  const atMs = ctx.now();
+  return ctx.db.transaction(async (tx) => {
+    const row = await tx.get<Row>('SELECT version, next_seq FROM memory_versions WHERE user_id = ?', [userId]);
+    const version = num(row?.version);
+    let seq = row ? num(row.next_seq) : 1;
+    let dirty = false;
+    const w: WriteScope = {
+      tx,
+      userId,
+      atMs,
+      nextSeq: () => seq++,
+      changed: () => void (dirty = true),
+      async history(kind, recordId, field, oldValue, newValue, turnId) {
+        dirty = true;
+        await tx.run(
+          `INSERT INTO memory_history (seq, user_id, kind, record_id, field, old_value, new_value, turn_id, at_ms)
+           VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM memory_history), ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [userId, kind, recordId, field, json(oldValue), json(newValue), turnId ?? null, atMs],
+        );
+      },
+      async index(kind, recordId, text, tokens) {
+        dirty = true;
+        await tx.run(
+          `INSERT INTO memory_search (doc_id, user_id, user_key, kind, record_id, tokens)
+           VALUES ((SELECT COALESCE(MAX(doc_id), 0) + 1 FROM memory_search), ?, ?, ?, ?, ?)
+           ON CONFLICT (user_id, kind, record_id) DO UPDATE SET tokens = excluded.tokens`,
+          [userId, userKey, kind, recordId, tokens ?? indexTerms(ctx.analyzer, text)],
+        );
+      },
+      async unindex(kind, recordId) {
+        dirty = true;
+        await tx.run('DELETE FROM memory_search WHERE user_id = ? AND kind = ? AND record_id = ?', [userId, kind, recordId]);
+      },
+    };
+    const result = await fn(w);
+    if (dirty) {
+      const values: SqlValue[] = [userId, version + 1, seq];
+      await tx.run(
+        `INSERT INTO memory_versions (user_id, version, next_seq) VALUES (?, ?, ?)
+         ON CONFLICT (user_id) DO UPDATE SET version = excluded.version, next_seq = excluded.next_seq`,
+        values,
+      );
+    }
+    return result;
+  });
+}

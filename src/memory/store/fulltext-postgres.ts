@@ -1,0 +1,153 @@
+/**
+ * PostgreSQL full-text search over `memory_search`: a stored generated tsvector column (added by
+ * `ensure`, computed by the server from `user_key` and `tokens`) with a GIN index, so the store's
+ * writes stay the same portable SQL on both backends and no trigger is needed. Stored rather than
+ * an expression index so the vector is built once per write, not once per row a query touches,
+ * and so the planner has statistics for it (PostgreSQL 12 or newer). It mirrors the SQLite FTS5
+ * dialect (fulltext-sqlite.ts):
+ *
+ * - Exact terms. The vector is built with `array_to_tsvector` from the space-separated terms
+ *   (terms.ts), not with `to_tsvector`, whose parser would split "c++" or "node.js" and fold
+ *   non-ASCII case: a query term matches exactly the index term it equals, as with FTS5's
+ *   whitespace-only `ascii` tokenizer. Queries are tsquery literals, never parsed as syntax.
+ * - Per-user postings. Every lexeme is prefixed with the owner's fixed-length key
+ *   (`memory_search.user_key`), so a common term of one user costs nothing to another; rows are
+ *   still checked by `user_id` exactly.
+ * - Bounded cost, same rule as SQLite: document frequencies are counted up to
+ *   `MAX_SCORED_POSTINGS + 1`, the rarest terms within that budget are scored (`chooseTerms`),
+ *   and a query made only of common terms falls back to the newest matches.
+ * - Score: BM25's IDF summed over the query terms a record holds (term frequency and length are
+ *   not used: `array_to_tsvector` keeps each term once, without positions). Positive, higher is
+ *   better, comparable within one search.
+ *
+ * PostgreSQL limits lexemes to 2 047 bytes and a tsvector to 1 MB, where FTS5 has no limit, so
+ * only the first `MAX_INDEXED_CHARS` characters of a record's terms are indexed and terms longer
+ * than `MAX_TERM_CHARS` are left out (a write never fails because of them).
+ */
+import type { SqlDatabase, SqlExecutor, SqlValue } from '../../store/warm/sql.js';
+import type { SearchHit, SearchKind } from '../memory-store.js';
+import { chooseTerms, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
+import type { FullTextDialect, FullTextQuery } from './fulltext.js';
+import { num, placeholders, str, type Row } from './rows.js';
+
+/** Characters of a record's term string that are indexed (bounds the tsvector under 1 MB). */
+export const MAX_INDEXED_CHARS = 30_000;
+/** Longest indexed term, characters (4 bytes each at most, plus the 25-byte key: under 2 047 bytes). */
+export const MAX_TERM_CHARS = 500;
+
+const INDEX = 'memory_search_terms';
+/** The generated column; every statement names it through this constant. */
+const COLUMN = 'terms_vector';
+const VECTOR = `d.${COLUMN}`;
+
+/**
+ * The generated vector of a `memory_search` row: the first MAX_INDEXED_CHARS characters of its
+ * terms, without terms over MAX_TERM_CHARS (and the spaces they leave), each prefixed with the
+ * user key; NULL (never matches) when no term is left.
+ */
+function vectorExpression(): string {
+  const cut = `left(tokens, ${MAX_INDEXED_CHARS})`;
+  // PostgreSQL regexes repeat at most 255 times, hence two bounded runs for "501 or more".
+  const half = Math.floor(MAX_TERM_CHARS / 2);
+  const short = `regexp_replace(${cut}, '\\S{${half}}\\S{${MAX_TERM_CHARS - half}}\\S+', '', 'g')`;
+  const squeezed = `btrim(regexp_replace(${short}, ' {2,}', ' ', 'g'), ' ')`;
+  const keyed = `CASE WHEN ${squeezed} = '' THEN NULL ELSE user_key || replace(${squeezed}, ' ', ' ' || user_key) END`;
+  return `array_to_tsvector(string_to_array(${keyed}, ' '))`;
+}
+
+/** Serialises index creation across processes (per schema; released at commit). 0x63747866 is "ctxf". */
+const LOCK = `SELECT pg_advisory_xact_lock(${0x63747866}, hashtext(COALESCE(current_schema(), '')))`;
+
+/** A tsquery literal matching exactly `lexeme` (quotes doubled, backslashes escaped). */
+export function tsqueryLiteral(lexeme: string): string {
+  return `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+}
+
+/** BM25's inverse document frequency of a term held by `df` of `n` documents. */
+export function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
+}
+
+/** Score of the best fallback hit (as in the SQLite dialect). */
+const FALLBACK_SCORE = 1e-3;
+/** Most terms the fallback's "all terms" pass takes. */
+const MAX_AND_TERMS = 4;
+/** Documents counted for IDF's N (a user's count beyond this changes IDF little). */
+const MAX_COUNTED_DOCS = 100_000;
+
+/** Creates the PostgreSQL tsvector dialect. */
+export function createPostgresFullText(): FullTextDialect {
+  return {
+    name: 'postgres-tsvector',
+
+    async ensure(db: SqlDatabase) {
+      const exists = async (ex: SqlExecutor) => (await ex.get<Row>('SELECT to_regclass(?::text) AS r', [INDEX]))?.r != null;
+      if (await exists(db)) return;
+      // IF NOT EXISTS is not atomic on PostgreSQL: under the lock the second process sees both.
+      // The index comes last, so its presence means the column is there too.
+      await db.transaction(async (tx) => {
+        await tx.get(LOCK);
+        await tx.exec(`
+          ALTER TABLE memory_search ADD COLUMN IF NOT EXISTS ${COLUMN} tsvector GENERATED ALWAYS AS (${vectorExpression()}) STORED;
+          CREATE INDEX IF NOT EXISTS ${INDEX} ON memory_search USING GIN (${COLUMN});`);
+      });
+    },
+
+    async search(ex: SqlExecutor, q: FullTextQuery): Promise<SearchHit[]> {
+      const budget = MAX_SCORED_POSTINGS;
+      const df = new Map<string, number>();
+      for (const term of q.terms) {
+        if ([...term].length > MAX_TERM_CHARS) continue; // never indexed
+        const literal = tsqueryLiteral(q.userKey + term);
+        const row = await ex.get<Row>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_search d WHERE ${VECTOR} @@ ?::tsquery LIMIT ?) capped`, [literal, budget + 1]);
+        df.set(literal, num(row?.n));
+      }
+      const choice = chooseTerms(df, budget);
+      if (choice.terms.length === 0) return [];
+      const kinds = q.kinds ? ` AND d.kind IN (${placeholders(q.kinds.length)})` : '';
+      const kindParams = q.kinds ?? [];
+      if (choice.newestOnly) return newestHits(ex, q, choice.terms, kinds, budget);
+      const n = num((await ex.get<Row>('SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_search WHERE user_id = ? LIMIT ?) c', [q.userId, MAX_COUNTED_DOCS]))?.n);
+      const score = choice.terms.map(() => `CASE WHEN ${VECTOR} @@ ?::tsquery THEN ?::float8 ELSE 0 END`).join(' + ');
+      const scoreParams: SqlValue[] = choice.terms.flatMap((t) => [t, bm25Idf(n, df.get(t)!)]);
+      const rows = await ex.all<Row>(
+        `SELECT d.kind AS kind, d.record_id AS record_id, ${score} AS score
+           FROM memory_search d
+          WHERE ${VECTOR} @@ ?::tsquery AND d.user_id = ?${kinds}
+          ORDER BY score DESC, d.doc_id DESC LIMIT ?`,
+        [...scoreParams, choice.terms.join(' | '), q.userId, ...kindParams, q.limit],
+      );
+      return rows.map((r) => ({ kind: str(r.kind) as SearchKind, id: str(r.record_id), score: num(r.score) }));
+    },
+  };
+}
+
+/**
+ * Hits of a query made only of common terms, without scoring every match: the newest records
+ * holding all terms (for up to `MAX_AND_TERMS`), then the newest holding any, among the newest
+ * `budget` matches; scores fall from `FALLBACK_SCORE` in that order (as in the SQLite dialect).
+ */
+async function newestHits(ex: SqlExecutor, q: FullTextQuery, terms: readonly string[], kinds: string, budget: number): Promise<SearchHit[]> {
+  const seen = new Set<string>();
+  const found: Row[] = [];
+  const passes = terms.length === 1 ? [terms[0]!] : terms.length <= MAX_AND_TERMS ? [terms.join(' & '), terms.join(' | ')] : [terms.join(' | ')];
+  for (const match of passes) {
+    const rows = await ex.all<Row>(
+      `SELECT d.kind AS kind, d.record_id AS record_id
+         FROM (SELECT d.doc_id FROM memory_search d WHERE ${VECTOR} @@ ?::tsquery ORDER BY d.doc_id DESC LIMIT ?) m
+         JOIN memory_search d ON d.doc_id = m.doc_id
+        WHERE d.user_id = ?${kinds}
+        ORDER BY m.doc_id DESC LIMIT ?`,
+      [match, budget, q.userId, ...(q.kinds ?? []), q.limit],
+    );
+    for (const r of rows) {
+      const id = `${str(r.kind)}\u0000${str(r.record_id)}`;
+      if (found.length < q.limit && !seen.has(id)) {
+        seen.add(id);
+        found.push(r);
+      }
+    }
+    if (found.length >= q.limit) break;
+  }
+  return found.map((r, i) => ({ kind: str(r.kind) as SearchKind, id: str(r.record_id), score: (FALLBACK_SCORE * (found.length - i)) / found.length }));
+}

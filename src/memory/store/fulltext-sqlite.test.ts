@@ -1,0 +1,87 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openWarmDatabase } from '../../store/warm/open.js';
+import type { SqlDatabase } from '../../store/warm/sql.js';
+import type { Turn } from '../model.js';
+import { chooseTerms, fts5Quote, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
+import { createSqlMemoryStore, openMemoryStore } from './sql-memory-store.js';
+
+let dir: string;
+let db: SqlDatabase;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ctxvm-fts-'));
+  db = await openWarmDatabase({ db: join(dir, 'ctxvm.db') });
+});
+afterEach(async () => {
+  await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const T0 = Date.UTC(2025, 0, 1);
+const turn = (id: string, text: string, i: number): Omit<Turn, 'userId'> => ({ id, role: 'user', speaker: null, text, atMs: T0 + i, sessionId: null });
+const words = (text: string) => text.split(/\s+/).filter(Boolean);
+
+describe('choosing query terms', () => {
+  it('keeps the rarest terms within the postings budget and drops absent ones', () => {
+    const df = new Map([['"common"', 900], ['"rare"', 3], ['"absent"', 0], ['"mid"', 200]]);
+    expect(chooseTerms(df, 1000)).toEqual({ terms: ['"rare"', '"mid"'], newestOnly: false });
+    expect(chooseTerms(df, 2000)).toEqual({ terms: ['"rare"', '"mid"', '"common"'], newestOnly: false });
+    expect(chooseTerms(new Map([['"a"', 0]]))).toEqual({ terms: [], newestOnly: false });
+    expect(chooseTerms(new Map([['"b"', 1001], ['"a"', 1001]]), 1000)).toEqual({ terms: ['"a"', '"b"'], newestOnly: true });
+  });
+
+  it('quotes terms so nothing in them is syntax', () => {
+    expect(fts5Quote('a"b')).toBe('"a""b"');
+    expect(fts5Quote('NEAR(')).toBe('"NEAR("');
+  });
+});
+
+describe('SQLite full-text index', () => {
+  it('answers a query of common terms with the newest documents holding them all, then any', async () => {
+    const u = createSqlMemoryStore(db, { analyzer: words }).forUser('alice');
+    const n = 2 * MAX_SCORED_POSTINGS + 200;
+    await u.addTurns(Array.from({ length: n }, (_, i) => turn(`c${i}`, i % 2 ? 'common other' : 'common', i)));
+    await u.addTurns([turn('rare', 'common rare', n)]);
+    const rare = await u.search('common rare');
+    expect(rare[0]?.id).toBe('rare');
+    const common = await u.search('common other', { limit: 5 });
+    // both terms are in more documents than the budget: newest holding both first
+    expect(common.map((h) => h.id)).toEqual([`c${n - 1}`, `c${n - 3}`, `c${n - 5}`, `c${n - 7}`, `c${n - 9}`]);
+    for (const h of common) expect(h.score).toBeGreaterThan(0);
+    expect(common.map((h) => h.score)).toEqual([...common.map((h) => h.score)].sort((a, b) => b - a));
+    const any = await u.search('common', { limit: 3 });
+    expect(any.map((h) => h.id)).toEqual(['rare', `c${n - 1}`, `c${n - 2}`]);
+    expect(await u.search('common', { kinds: ['task'] })).toEqual([]);
+  });
+
+  it('uses the given analyzer for both the index and queries', async () => {
+    const bigrams = (text: string) => Array.from({ length: Math.max(0, text.length - 1) }, (_, i) => text.slice(i, i + 2));
+    const u = createSqlMemoryStore(db, { analyzer: bigrams }).forUser('alice');
+    await u.addTurns([turn('t1', 'abcdef', 0), turn('t2', 'xyz', 1)]);
+    expect((await u.search('zcde')).map((h) => h.id)).toEqual(['t1']);
+    expect((await u.search('xy')).map((h) => h.id)).toEqual(['t2']);
+  });
+
+  it('rebuilds a missing index from the stored terms', async () => {
+    const first = createSqlMemoryStore(db).forUser('alice');
+    await first.addTurns([turn('t1', '下班前把周报发给我', 0)]);
+    await first.createTask({ title: '写周报' });
+    await db.exec('DROP TABLE memory_search_fts; DROP TRIGGER memory_search_ai; DROP TRIGGER memory_search_ad; DROP TRIGGER memory_search_au;');
+    const again = createSqlMemoryStore(db).forUser('alice');
+    expect((await again.search('周报')).map((h) => h.kind).sort()).toEqual(['task', 'turn']);
+  });
+
+  it('closes the database only when it opened it', async () => {
+    const shared = createSqlMemoryStore(db);
+    expect(shared.driver).toBe('sqlite');
+    await shared.close();
+    await shared.close();
+    expect(await db.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    const owned = await openMemoryStore({ db: join(dir, 'own.db') });
+    await owned.forUser('a').addTurns([turn('t', 'x', 0)]);
+    await owned.close();
+    await expect(owned.forUser('a').countTurns()).rejects.toMatchObject({ code: 'E_USAGE' });
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Raw turns of one user: appended once (an existing id is left unchanged), indexed for search,
+ * read back by id, by recency, and around one turn in time order (`at_ms`, then creation order).
+ */
+import { UsageError } from '../../errors.js';
+import type { SqlValue } from '../../store/warm/sql.js';
+import type { Turn, TurnRole } from '../model.js';
+import { write, type UserScope } from './context.js';
+import { num, optStr, placeholders, str, type Row } from './rows.js';
+import { indexTerms } from './terms.js';
+
+const ROLES: ReadonlySet<string> = new Set<TurnRole>(['user', 'assistant', 'system']);
+const COLUMNS = 'id, role, speaker, text, at_ms, session_id';
+/** Ids per `IN (…)` list (well under SQLite's and PostgreSQL's parameter limits). */
+const ID_BATCH = 500;
+
+function turnFromRow(userId: string, r: Row): Turn {
+  return { id: str(r.id), userId, role: str(r.role) as TurnRole, speaker: optStr(r.speaker), text: str(r.text), atMs: num(r.at_ms), sessionId: optStr(r.session_id) };
+}
+
+/** Throws a UsageError naming the turn unless it has an id, a role, a text and a time. */
+export function checkTurn(t: Omit<Turn, 'userId'>, index: number): void {
+  const where = `turn ${index + 1}${typeof t?.id === 'string' ? ` (id ${JSON.stringify(t.id)})` : ''}`;
+  if (typeof t !== 'object' || t === null) throw new UsageError(`${where}: expected an object`);
+  if (typeof t.id !== 'string' || t.id === '') throw new UsageError(`${where}: id must be a non-empty string`);
+  if (!ROLES.has(t.role)) throw new UsageError(`${where}: role must be user, assistant or system, got ${JSON.stringify(t.role)}`);
+  if (typeof t.text !== 'string') throw new UsageError(`${where}: text must be a string`);
+  if (typeof t.atMs !== 'number' || !Number.isFinite(t.atMs)) throw new UsageError(`${where}: atMs must be a finite number (Unix ms)`);
+  for (const field of ['speaker', 'sessionId'] as const) {
+    const v = t[field];
+    if (v !== undefined && v !== null && typeof v !== 'string') throw new UsageError(`${where}: ${field} must be a string or null`);
+  }
+}
+
+/** `UserMemoryStore.addTurns`. */
+export async function addTurns(scope: UserScope, turns: readonly Omit<Turn, 'userId'>[]): Promise<{ added: number }> {
+  turns.forEach(checkTurn);
+  if (turns.length === 0) return { added: 0 };
+  // Analysed before the transaction, so the write lock is held only for the inserts.
+  const tokens = turns.map((t) => indexTerms(scope.ctx.analyzer, t.text));
+  return write(scope, async (w) => {
+    let added = 0;
+    for (const [i, t] of turns.entries()) {
+      const values: SqlValue[] = [w.userId, t.id, w.nextSeq(), t.role, t.speaker ?? null, t.text, Math.round(t.atMs), t.sessionId ?? null];
+      const { changes } = await w.tx.run(
+        `INSERT INTO memory_turns (user_id, id, seq, role, speaker, text, at_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (user_id, id) DO NOTHING`,
+        values,
+      );
+      if (changes === 0) continue;
+      added++;
+      await w.index('turn', t.id, t.text, tokens[i]);
+    }
+    return { added };
+  });
+}
+
+/** `UserMemoryStore.getTurns`. */
+export async function getTurns(scope: UserScope, ids: readonly string[]): Promise<Turn[]> {
+  const wanted = [...new Set(ids.filter((id) => typeof id === 'string'))];
+  const found = new Map<string, Turn>();
+  for (let i = 0; i < wanted.length; i += ID_BATCH) {
+    const batch = wanted.slice(i, i + ID_BATCH);
+    const rows = await scope.ctx.db.all<Row>(`SELECT ${COLUMNS} FROM memory_turns WHERE user_id = ? AND id IN (${placeholders(batch.length)})`, [scope.userId, ...batch]);
+    for (const r of rows) found.set(str(r.id), turnFromRow(scope.userId, r));
+  }
+  return ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
+}
+
+const count = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.floor(n)) : 0);
+
+/** `UserMemoryStore.recentTurns`. */
+export async function recentTurns(scope: UserScope, limit: number): Promise<Turn[]> {
+  const n = count(limit);
+  if (n === 0) return [];
+  const rows = await scope.ctx.db.all<Row>(`SELECT ${COLUMNS} FROM memory_turns WHERE user_id = ? ORDER BY at_ms DESC, seq DESC LIMIT ?`, [scope.userId, n]);
+  return rows.reverse().map((r) => turnFromRow(scope.userId, r));
+}
+
+/** `UserMemoryStore.turnNeighbours`. */
+export async function turnNeighbours(scope: UserScope, id: string, before: number, after: number): Promise<Turn[]> {
+  const { db } = scope.ctx;
+  const { userId } = scope;
+  const self = await db.get<Row>(`SELECT ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND id = ?`, [userId, id]);
+  if (!self) return [];
+  const at = num(self.at_ms);
+  const seq = num(self.seq);
+  const b = count(before);
+  const a = count(after);
+  const earlier = b
+    ? await db.all<Row>(`SELECT ${COLUMNS} FROM memory_turns WHERE user_id = ? AND (at_ms, seq) < (?, ?) ORDER BY at_ms DESC, seq DESC LIMIT ?`, [userId, at, seq, b])
+    : [];
+  const later = a
+    ? await db.all<Row>(`SELECT ${COLUMNS} FROM memory_turns WHERE user_id = ? AND (at_ms, seq) > (?, ?) ORDER BY at_ms, seq LIMIT ?`, [userId, at, seq, a])
+    : [];
+  return [...earlier.reverse(), self, ...later].map((r) => turnFromRow(userId, r));
+}
+
+/** `UserMemoryStore.countTurns`. */
+export async function countTurns(scope: UserScope): Promise<number> {
+  const row = await scope.ctx.db.get<Row>('SELECT COUNT(*) AS n FROM memory_turns WHERE user_id = ?', [scope.userId]);
+  return num(row?.n);
+}

@@ -1,0 +1,190 @@
+/**
+ * The HTTP API as a Hono app (no listening here: serve.ts does that). Every request goes through
+ * the same chain — route → auth → body limit → validation (zod) → handler — and every error
+ * becomes `{ error: { code, message } }` in `onError` (errors.ts holds the mapping). One log line
+ * and one metrics observation per request, with per-stage timings.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Logger } from 'pino';
+import { createMemoryOps } from './memory-ops.js';
+import type { ApiPrincipal } from './api-keys.js';
+import { UsageError } from '../errors.js';
+import { HttpError, mapError } from './errors.js';
+import { logRequest, type RequestLogEntry } from './logger.js';
+import { createServerMetrics, type ServerMetrics } from './metrics.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { honoPath, parseInput, type HandlerReply, type RouteDef } from './route.js';
+import { memoryRoutes } from './routes-memory.js';
+import { sessionRoutes } from './routes-sessions.js';
+import { systemRoutes } from './routes-system.js';
+import type { ServerServices } from './services.js';
+
+/** Default request body limit, bytes (1 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Options of `createHttpApp`. */
+export interface HttpAppOptions {
+  /** Request log (default: none). See logger.ts. */
+  logger?: Logger;
+  /** Put message text, queries and replies on log lines (default false). */
+  logContent?: boolean;
+  /** Largest accepted request body, bytes (default 1 MiB); larger → 413. */
+  maxBodyBytes?: number;
+  /** Metrics to record into (default: new ones over `services.hot`). */
+  metrics?: ServerMetrics;
+  /** Serve `/metrics` without a key (default false: admin keys only). */
+  publicMetrics?: boolean;
+  /** Version reported by /healthz and /openapi.json. */
+  version?: string;
+  /** Clock for uptime, Unix ms (default `Date.now`). */
+  now?: () => number;
+}
+
+type Vars = {
+  route: string;
+  principal: ApiPrincipal | undefined;
+  log: Pick<RequestLogEntry, 'stages' | 'keyId' | 'user' | 'intent' | 'content'>;
+};
+type Ctx = Context<{ Variables: Vars }>;
+
+/** The app plus what it was built from (for tests and for serve.ts). */
+export interface HttpApp {
+  app: Hono<{ Variables: Vars }>;
+  routes: readonly RouteDef[];
+  metrics: ServerMetrics;
+}
+
+/** Builds the HTTP API over `services`. */
+export function createHttpApp(services: ServerServices, options: HttpAppOptions = {}): HttpApp {
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const metrics = options.metrics ?? createServerMetrics(services.hot ? { hotStats: () => services.hot!.stats() } : {});
+  const version = options.version ?? '0.0.0';
+  const logContent = options.logContent === true;
+  const ops = createMemoryOps(services.manager, services.llm);
+
+  const routes: RouteDef[] = [];
+  let openapi: unknown;
+  routes.push(
+    ...memoryRoutes({ ops, metrics, logContent }),
+    ...sessionRoutes(services.sessions),
+    ...systemRoutes({
+      version,
+      uptimeMs: () => now() - startedAt,
+      metrics,
+      publicMetrics: options.publicMetrics === true,
+      openapi: () => (openapi ??= buildOpenApiDocument(routes, { version, maxBodyBytes })),
+    }),
+  );
+
+  const app = new Hono<{ Variables: Vars }>();
+
+  // Outermost: timing, the log line and metrics of every request, matched or not.
+  app.use('*', async (c, next) => {
+    const t0 = performance.now();
+    c.set('route', 'unmatched');
+    c.set('log', { stages: {} });
+    await next();
+    const durationMs = performance.now() - t0;
+    const route = c.get('route');
+    metrics.observeRequest(route, c.req.method, c.res.status, durationMs);
+    if (options.logger) {
+      const errorCode = c.res.status >= 400 ? c.res.headers.get('x-ctxvm-error') ?? undefined : undefined;
+      logRequest(options.logger, { method: c.req.method, route, status: c.res.status, durationMs, ...c.get('log'), ...(errorCode ? { errorCode } : {}) }, c.error);
+    }
+  });
+
+  const limit = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: () => {
+      throw new HttpError('E_TOO_LARGE', `request body is larger than ${maxBodyBytes} bytes`);
+    },
+  });
+
+  for (const def of routes) {
+    const handlers = [
+      async (c: Ctx, next: () => Promise<void>) => {
+        c.set('route', def.path);
+        const t0 = performance.now();
+        c.set('principal', await authorise(c, def, services));
+        c.get('log').stages.auth = performance.now() - t0;
+        await next();
+      },
+      ...(def.body ? [limit] : []),
+      async (c: Ctx) => reply(c, await run(c, def)),
+    ];
+    app.on(def.method.toUpperCase(), honoPath(def.path), ...(handlers as [never]));
+  }
+
+  app.notFound((c) => {
+    throw new HttpError('E_ROUTE', `no route ${c.req.method} ${new URL(c.req.url).pathname}`);
+  });
+
+  app.onError((error, c) => {
+    const mapped = mapError(error);
+    if (mapped.status === 401) c.header('WWW-Authenticate', 'Bearer realm="ctxvm"');
+    // the rest of an oversized body is never read: the connection cannot carry another request
+    if (mapped.status === 413) c.header('Connection', 'close');
+    c.header('x-ctxvm-error', mapped.body.error.code);
+    return c.json(mapped.body, mapped.status as 400);
+  });
+
+  return { app, routes, metrics };
+}
+
+/** Checks the key against the route's access rule; resolves to the principal (or undefined on public routes). */
+async function authorise(c: Ctx, def: RouteDef, services: ServerServices): Promise<ApiPrincipal | undefined> {
+  if (def.access === 'public') return undefined;
+  const header = c.req.header('authorization');
+  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!m) throw new HttpError('E_UNAUTHORIZED', 'missing API key: send "Authorization: Bearer <key>" (create one with `ctxvm keys create`)');
+  const principal = await services.keys.verify(m[1]!);
+  if (!principal) throw new HttpError('E_UNAUTHORIZED', 'invalid or revoked API key');
+  c.get('log').keyId = principal.keyId;
+  if (def.access === 'admin' && !principal.admin) throw new HttpError('E_FORBIDDEN', 'this route needs an admin key');
+  if (def.access === 'user' && !principal.admin) {
+    const user = c.req.param('user');
+    if (user === undefined || user !== principal.userId) throw new HttpError('E_FORBIDDEN', 'this key may only access its own user');
+  }
+  return principal;
+}
+
+/** Parses path, query and body with the route's schemas and calls its handler. */
+async function run(c: Ctx, def: RouteDef): Promise<HandlerReply> {
+  const log = c.get('log');
+  const t0 = performance.now();
+  const params = def.params ? parseInput(def.params, c.req.param(), 'path') : undefined;
+  if (params && typeof (params as { user?: unknown }).user === 'string') log.user = (params as { user: string }).user;
+  const query = def.query ? parseInput(def.query, c.req.query(), 'query') : undefined;
+  let body: unknown;
+  if (def.body) {
+    const raw = await c.req.text();
+    let json: unknown;
+    try {
+      json = raw.trim() === '' ? undefined : JSON.parse(raw);
+    } catch {
+      throw new UsageError('body: not valid JSON', { hint: 'send a JSON object with Content-Type: application/json' });
+    }
+    body = parseInput(def.body, json, 'body');
+  }
+  const t1 = performance.now();
+  log.stages.validate = t1 - t0;
+  const result = await def.handler({
+    params,
+    query,
+    body,
+    principal: c.get('principal'),
+    stage: (name, ms) => void (log.stages[name] = ms),
+    note: (fields) => Object.assign(log, fields),
+  });
+  log.stages.handler = performance.now() - t1;
+  if ('json' in result && result.status === undefined && def.response.status !== undefined) return { ...result, status: def.response.status };
+  return result;
+}
+
+function reply(c: Ctx, r: HandlerReply): Response {
+  if ('json' in r) return c.json(r.json as object, (r.status ?? 200) as 200);
+  return c.body(r.text, (r.status ?? 200) as 200, { 'content-type': r.contentType });
+}

@@ -1,0 +1,100 @@
+/**
+ * Wires a server's services from the configuration: ONE warm database (CTXVM_DB) shared by the
+ * memory store, the session catalog and the API keys; the hot tier (CTXVM_REDIS, else
+ * in-process); the object store and the cold turn archive under CTXVM_HOME. Used by
+ * `ctxvm serve` and `ctxvm mcp`; embedders can build `ServerServices` themselves.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { CtxvmConfig } from '../core/config.js';
+import type { TimeZone } from '../core/time-zone.js';
+import type { LlmCallback } from '../llm/llm.js';
+import type { HotCache, HotCacheLogger } from '../store/hot-cache.js';
+import type { SqlDatabase } from '../store/warm/sql.js';
+import { createApiKeyStore, type ApiKeyStore } from './api-keys.js';
+import type { ServerServices } from './services.js';
+
+/** Options of `openServerServices`. */
+export interface OpenServerServicesOptions {
+  config: CtxvmConfig;
+  /** Zone of users who have not stated one (default "UTC"). */
+  timeZone?: TimeZone;
+  /** Default context budget, tokens (default 2000). */
+  budgetTokens?: number;
+  /** Answers messages (default: the offline responder). */
+  llm?: LlmCallback;
+  /** Where the hot tier reports outages. */
+  hotLogger?: HotCacheLogger;
+  /** Directory relative session paths and `latest` resolve against (MCP: the agent's project). */
+  cwd?: string;
+}
+
+/** Opened services; `close()` releases them (database last). */
+export interface OpenedServerServices extends ServerServices {
+  db: SqlDatabase;
+  close(): Promise<void>;
+}
+
+/** Opens the warm database (migrations applied) and the API keys over it, for `ctxvm keys`. */
+export async function openKeyStore(config: CtxvmConfig): Promise<{ keys: ApiKeyStore; close(): Promise<void> }> {
+  const db = await openDatabase(config);
+  return { keys: createApiKeyStore(db), close: () => db.close() };
+}
+
+async function openDatabase(config: CtxvmConfig): Promise<SqlDatabase> {
+  const { openWarmDatabase } = await import('../store/warm/open.js');
+  if (!/^postgres(ql)?:\/\//.test(config.db)) await mkdir(config.home, { recursive: true });
+  return openWarmDatabase({ db: config.db });
+}
+
+/** Opens everything a server needs. */
+export async function openServerServices(options: OpenServerServicesOptions): Promise<OpenedServerServices> {
+  const { config } = options;
+  const [{ createSqlMemoryStore }, { createMemoryManager }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }, { createSqlSessionCatalog }, { createSessionOps }] = await Promise.all([
+    import('../memory/store/sql-memory-store.js'),
+    import('../memory/manager.js'),
+    import('../store/hot-cache.js'),
+    import('../store/drivers/objects-fs.js'),
+    import('../memory/store/turn-archive.js'),
+    import('../session/dag/sql-catalog.js'),
+    import('./session-ops.js'),
+  ]);
+  const db = await openDatabase(config);
+  let hot: HotCache | undefined;
+  try {
+    const store = createSqlMemoryStore(db);
+    hot = await createHotCache({ redisUrl: config.redis, ...(options.hotLogger ? { logger: options.hotLogger } : {}) });
+    // The archive acknowledges only durable turns; session operations flush once per operation.
+    const archive = createTurnArchive({ objects: createFsObjectStore({ root: config.objectsDir }), db });
+    const manager = createMemoryManager({
+      store,
+      hot,
+      archive: { append: async (userId, turns) => void (await archive.append(userId, turns)) },
+      defaultTimeZone: options.timeZone ?? 'UTC',
+      ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
+    });
+    const sessions = createSessionOps({
+      catalog: createSqlSessionCatalog(db),
+      objects: createFsObjectStore({ root: config.objectsDir, durability: 'deferred' }),
+      roots: { claudeConfigDir: config.claudeConfigDir, codexHome: config.codexHome, home: config.home },
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    });
+    const opened = hot;
+    return {
+      db,
+      manager,
+      sessions,
+      keys: createApiKeyStore(db),
+      hot: opened,
+      ...(options.llm ? { llm: options.llm } : {}),
+      close: async () => {
+        await opened.close();
+        await store.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await hot?.close();
+    await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,155 @@
+/** Per-user memory routes: `/v1/users/{user}/…`. A user key reaches only its own user. */
+import { z } from 'zod';
+import type { MemoryOps } from './memory-ops.js';
+import { messageJson } from './memory-ops.js';
+import type { ServerMetrics } from './metrics.js';
+import { defineRoute, type RouteDef } from './route.js';
+import {
+  ContextBody,
+  ContextResponse,
+  HistoryQuery,
+  HistoryView,
+  MemoriesQuery,
+  MemoryView,
+  MessageBody,
+  MessageResponse,
+  TaskParams,
+  TaskPatchBody,
+  TasksQuery,
+  TaskView,
+  UserParams,
+} from './schemas.js';
+
+/** What the memory routes need. */
+export interface MemoryRouteDeps {
+  ops: MemoryOps;
+  metrics: ServerMetrics;
+  /** Put message text, queries and replies on the log line. */
+  logContent: boolean;
+}
+
+/** The memory routes. */
+export function memoryRoutes({ ops, metrics, logContent }: MemoryRouteDeps): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/users/{user}/messages',
+      operationId: 'processMessage',
+      summary: 'Process one user message: extract, update memory, rebuild the context, reply (processMessage).',
+      tag: 'memory',
+      access: 'user',
+      params: UserParams,
+      body: MessageBody,
+      response: { description: 'the reply, what was extracted and changed, and per-stage timings', schema: MessageResponse },
+      async handler({ params, body, stage, note }) {
+        const result = await ops.processMessage(params.user, body);
+        const ms = result.metrics.latencyMs;
+        stage('extract', ms.extract);
+        stage('update', ms.update);
+        stage('rebuild', ms.rebuild);
+        stage('respond', ms.respond);
+        metrics.observeMessage(result);
+        note({ intent: result.extraction.intent, ...(logContent ? { content: { text: body.text, response: result.response } } : {}) });
+        return { json: messageJson(result) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/users/{user}/context',
+      operationId: 'buildContext',
+      summary: 'Rebuild the six-layer context for a query within a token budget; stores nothing.',
+      tag: 'memory',
+      access: 'user',
+      params: UserParams,
+      body: ContextBody,
+      response: { description: 'the rebuilt context (the `ctxvm memory context --json` shape)', schema: ContextResponse },
+      async handler({ params, body, stage, note }) {
+        const t0 = performance.now();
+        const context = await ops.context(params.user, body);
+        stage('rebuild', performance.now() - t0);
+        if (logContent) note({ content: { query: body.query } });
+        return { json: context };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/users/{user}/tasks',
+      operationId: 'listTasks',
+      summary: "List the user's tasks: open ones first by due time, then the rest, newest first.",
+      tag: 'memory',
+      access: 'user',
+      params: UserParams,
+      query: TasksQuery,
+      response: { description: 'the tasks', schema: z.object({ tasks: z.array(TaskView) }) },
+      async handler({ params, query }) {
+        return { json: { tasks: await ops.listTasks(params.user, query.status) } };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/users/{user}/tasks/{id}',
+      operationId: 'updateTask',
+      summary: 'Change a task (title, status, priority, due, project); every change is kept in the history.',
+      tag: 'memory',
+      access: 'user',
+      params: TaskParams,
+      body: TaskPatchBody,
+      response: { description: 'the task after the change', schema: z.object({ task: TaskView }) },
+      async handler({ params, body }) {
+        return { json: { task: await ops.updateTask(params.user, params.id, body) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/users/{user}/memories',
+      operationId: 'searchMemories',
+      summary: "Full-text search over the user's memory (q), or the newest records without q.",
+      tag: 'memory',
+      access: 'user',
+      params: UserParams,
+      query: MemoriesQuery,
+      response: { description: 'matching records, best first (newest first without q)', schema: z.object({ memories: z.array(MemoryView) }) },
+      async handler({ params, query, note }) {
+        if (logContent && query.q) note({ content: { q: query.q } });
+        return { json: { memories: await ops.memories(params.user, query) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/users/{user}/history',
+      operationId: 'memoryHistory',
+      summary: "The user's memory change history, newest first (old and new value of every field).",
+      tag: 'memory',
+      access: 'user',
+      params: UserParams,
+      query: HistoryQuery,
+      response: { description: 'history entries', schema: z.object({ history: z.array(HistoryView) }) },
+      async handler({ params, query }) {
+        const entries = await ops.history(params.user, query);
+        return {
+          json: {
+            history: entries.map((e) => ({
+              seq: e.seq,
+              kind: e.kind,
+              recordId: e.recordId,
+              field: e.field,
+              oldValue: decode(e.oldValue),
+              newValue: decode(e.newValue),
+              turnId: e.turnId,
+              at: new Date(e.atMs).toISOString(),
+            })),
+          },
+        };
+      },
+    }),
+  ];
+}
+
+function decode(json: string | null): unknown {
+  if (json === null) return null;
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
+  }
+}

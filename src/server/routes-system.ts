@@ -1,0 +1,60 @@
+/** System routes: health, Prometheus metrics, the OpenAPI document. */
+import { z } from 'zod';
+import type { ServerMetrics } from './metrics.js';
+import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
+import { defineRoute, type RouteDef } from './route.js';
+import { HealthResponse } from './schemas.js';
+
+/** What the system routes need. */
+export interface SystemRouteDeps {
+  version: string;
+  /** Milliseconds since the app was created. */
+  uptimeMs(): number;
+  metrics: ServerMetrics;
+  /** Serve /metrics without a key. */
+  publicMetrics: boolean;
+  /** The OpenAPI document (built once, on first request). */
+  openapi(): unknown;
+}
+
+/** The system routes. */
+export function systemRoutes(deps: SystemRouteDeps): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/healthz',
+      operationId: 'health',
+      summary: 'Liveness: the server answers.',
+      tag: 'system',
+      access: 'public',
+      response: { description: 'ok', schema: HealthResponse },
+      async handler() {
+        return { json: { ok: true, version: deps.version, uptimeMs: Math.round(deps.uptimeMs()) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/metrics',
+      operationId: 'metrics',
+      summary: 'Prometheus metrics: request and stage latencies, token savings, hot-cache hit rate, extractions by intent.',
+      tag: 'system',
+      access: deps.publicMetrics ? 'public' : 'admin',
+      response: { description: 'Prometheus text exposition format 0.0.4', contentType: 'text/plain' },
+      async handler() {
+        return { text: deps.metrics.render(), contentType: PROMETHEUS_CONTENT_TYPE };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/openapi.json',
+      operationId: 'openapi',
+      summary: 'This API as an OpenAPI 3.1 document.',
+      tag: 'system',
+      access: 'public',
+      response: { description: 'OpenAPI 3.1 document', schema: z.record(z.string(), z.unknown()) },
+      async handler() {
+        return { json: deps.openapi() };
+      },
+    }),
+  ];
+}

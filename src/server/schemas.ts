@@ -1,0 +1,224 @@
+/**
+ * Zod schemas of every request the HTTP API and the MCP tools accept, and the shapes they
+ * return (used for the OpenAPI document). One file so the two edges cannot drift apart.
+ */
+import { z } from 'zod';
+
+/** An instant: ISO-8601 with a zone, or Unix ms. */
+export const Instant = z
+  .union([z.number().int().nonnegative(), z.string().refine((s) => Number.isFinite(Date.parse(s)) && /T|\d{4}-\d{2}-\d{2}/.test(s), 'expected an ISO-8601 time such as 2026-03-10T09:30:00+08:00')])
+  .describe('ISO-8601 time (e.g. 2026-03-10T09:30:00+08:00) or Unix ms');
+
+/** Instant → Unix ms. */
+export function instantMs(value: z.infer<typeof Instant>): number {
+  return typeof value === 'number' ? value : Date.parse(value);
+}
+
+export const TASK_STATUSES = ['todo', 'doing', 'done', 'cancelled'] as const;
+export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export const MEMORY_KINDS = ['task', 'project', 'decision', 'fact', 'turn'] as const;
+
+// ---- path parameters -------------------------------------------------------------------------
+
+export const UserParams = z.object({ user: z.string().min(1).max(256).describe('user id') });
+export const TaskParams = UserParams.extend({ id: z.string().min(1).max(256).describe('task id') });
+export const RefParams = z.object({ ref: z.string().min(1).max(1024).describe('page-in reference from a stub, URL-encoded (e.g. ctxvm%3A3f2a9c0d1e2b4a5c%23%2Fmessage%2Fcontent%2F0%2Fcontent)') });
+
+// ---- memory ----------------------------------------------------------------------------------
+
+export const MessageBody = z
+  .object({
+    text: z.string().trim().min(1, 'text must not be empty').max(100_000).describe('the user message, verbatim'),
+    now: Instant.optional().describe('when the message was said (default: now)'),
+  })
+  .strict();
+
+export const ContextBody = z
+  .object({
+    query: z.string().trim().min(1, 'query must not be empty').max(100_000).describe('the question or message to build the context for'),
+    budget: z.number().int().positive().max(1_000_000).optional().describe('token budget (default: the server default, 2000)'),
+    now: Instant.optional(),
+  })
+  .strict();
+
+const statusList = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+  .pipe(z.array(z.enum(TASK_STATUSES)).min(1));
+
+export const TasksQuery = z.object({ status: statusList.optional().describe(`only these statuses, comma-separated: ${TASK_STATUSES.join(', ')}`) }).strict();
+
+export const TaskPatchBody = z
+  .object({
+    title: z.string().trim().min(1).max(1000).optional(),
+    status: z.enum(TASK_STATUSES).optional(),
+    priority: z.enum(TASK_PRIORITIES).optional(),
+    due: Instant.nullable().optional().describe('new due time, or null to clear it'),
+    project: z.string().trim().min(1).max(1000).nullable().optional().describe('project name (created if new), or null to detach'),
+  })
+  .strict()
+  .refine((p) => Object.values(p).some((v) => v !== undefined), { message: 'give at least one of title, status, priority, due, project' });
+
+const positiveIntString = (max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'expected a positive integer')
+    .transform(Number)
+    .pipe(z.number().int().positive().max(max));
+
+export const MemoriesQuery = z
+  .object({
+    q: z.string().trim().min(1).max(10_000).optional().describe('full-text query; without it, the newest memories'),
+    kind: z
+      .string()
+      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+      .pipe(z.array(z.enum(MEMORY_KINDS)).min(1))
+      .optional()
+      .describe(`only these kinds, comma-separated: ${MEMORY_KINDS.join(', ')} (default: all but turn)`),
+    limit: positiveIntString(500).optional().describe('at most this many (default 50)'),
+  })
+  .strict();
+
+export const HistoryQuery = z
+  .object({
+    record: z.string().min(1).max(256).optional().describe('only changes of this record id'),
+    kind: z.enum(['task', 'project', 'decision', 'fact']).optional(),
+    limit: positiveIntString(1000).optional().describe('at most this many, newest first (default 100)'),
+  })
+  .strict();
+
+// ---- sessions --------------------------------------------------------------------------------
+
+const Agent = z.enum(['claude', 'codex']);
+const Name = z.string().trim().min(1).max(128).describe('unique name (snapshots and branches share one namespace)');
+const At = z.union([z.string().min(1).max(128), z.number().int().positive()]).describe('cut after this message uuid (8+ hex digits) or turn number (1 = first prompt)');
+
+export const SessionsQuery = z.object({ agent: Agent.optional(), project: z.string().min(1).max(4096).optional().describe('only sessions whose project path contains this') }).strict();
+
+export const SnapshotBody = z
+  .object({
+    session: z.string().min(1).max(4096).describe('session id, id prefix or absolute file path'),
+    name: Name,
+    description: z.string().max(4096).optional(),
+    tags: z.array(z.string().min(1).max(128)).max(32).optional(),
+    agent: Agent.optional(),
+  })
+  .strict();
+
+export const BranchBody = z
+  .object({
+    snapshot: z.string().min(1).max(128).describe('snapshot name or id prefix'),
+    name: Name,
+    trim: z.boolean().optional().describe('trim the branch (default true)'),
+    at: At.optional(),
+    title: z.string().max(512).optional().describe('title shown in the Claude Code session picker'),
+  })
+  .strict();
+
+export const TrimBody = z
+  .object({
+    session: z.string().min(1).max(4096).describe('session id, id prefix or absolute file path'),
+    name: Name.optional().describe('snapshot name (default <session id prefix>-<UTC time>); the branch is <name>-trimmed'),
+    at: At.optional(),
+    agent: Agent.optional(),
+  })
+  .strict();
+
+// ---- responses (documentation; handlers build these shapes) ----------------------------------
+
+export const ErrorResponse = z.object({
+  error: z.object({ code: z.string().describe('stable code, e.g. E_USAGE, E_NOT_FOUND, E_UNAUTHORIZED'), message: z.string(), hint: z.string().optional() }),
+});
+
+export const TaskView = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(TASK_STATUSES),
+  priority: z.enum(TASK_PRIORITIES),
+  due: z.string().nullable().describe('ISO-8601 UTC'),
+  duePhrase: z.string().nullable(),
+  project: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  sources: z.array(z.string()).describe('ids of the turns the task came from'),
+});
+
+export const MessageResponse = z.object({
+  response: z.string().describe("the assistant's reply (offline responder unless an LLM is configured)"),
+  intent: z.string(),
+  confidence: z.number(),
+  clarification: z.boolean(),
+  applied: z.array(z.object({ action: z.string(), kind: z.string(), id: z.string(), text: z.string() })),
+  turnIds: z.object({ user: z.string(), assistant: z.string() }),
+  context: z.object({ tokens: z.number(), budgetTokens: z.number(), memoryVersion: z.number(), cached: z.boolean() }),
+  metrics: z.object({
+    latencyMs: z.object({ extract: z.number(), update: z.number(), rebuild: z.number(), respond: z.number(), total: z.number() }),
+    contextTokens: z.number(),
+    fullHistoryTokens: z.number(),
+  }),
+});
+
+export const ContextResponse = z.object({
+  text: z.string(),
+  tokens: z.number(),
+  budgetTokens: z.number(),
+  layers: z.array(z.object({ name: z.string(), tokens: z.number(), budgetTokens: z.number(), items: z.array(z.object({ kind: z.string(), id: z.string(), text: z.string(), sources: z.array(z.string()) })) })),
+  dropped: z.array(z.object({ layer: z.string(), kind: z.string(), id: z.string(), reason: z.string(), tokens: z.number() })),
+  stablePrefixChars: z.number(),
+  memoryVersion: z.number(),
+  cached: z.boolean(),
+});
+
+export const MemoryView = z.object({
+  kind: z.string().describe('task, project, decision, fact, preference or turn'),
+  id: z.string(),
+  text: z.string(),
+  score: z.number().optional().describe('full-text score (only with q)'),
+  at: z.string().describe('ISO-8601 time of the record'),
+});
+
+export const HistoryView = z.object({
+  seq: z.number(),
+  kind: z.string(),
+  recordId: z.string(),
+  field: z.string(),
+  oldValue: z.unknown(),
+  newValue: z.unknown(),
+  turnId: z.string().nullable(),
+  at: z.string(),
+});
+
+export const SessionView = z.object({
+  agent: Agent,
+  id: z.string(),
+  path: z.string(),
+  project: z.string().nullable(),
+  bytes: z.number(),
+  messages: z.number(),
+  updatedAt: z.string(),
+  title: z.string().optional(),
+});
+
+export const SnapshotResponse = z.object({ id: z.string(), name: z.string(), bytes: z.number(), files: z.number(), objects: z.number(), newObjects: z.number(), session: z.object({ agent: Agent, id: z.string(), path: z.string() }) });
+
+export const BranchResponse = z.object({
+  sessionId: z.string(),
+  path: z.string(),
+  resume: z.string().describe('the command that opens the branch'),
+  name: z.string(),
+  id: z.string(),
+  agent: Agent,
+  snapshot: z.object({ id: z.string(), name: z.string() }),
+  trimmed: z.object({ inputTokens: z.number().nullable(), outputTokens: z.number().nullable(), reduction: z.number().nullable() }).nullable(),
+  warnings: z.array(z.string()),
+});
+
+export const PageInResponse = z.object({
+  ref: z.string(),
+  hash: z.string(),
+  pointer: z.string(),
+  kind: z.enum(['text', 'json']),
+  content: z.unknown().describe('the payload exactly as the tool returned it: a string for text'),
+});
+
+export const HealthResponse = z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number() });

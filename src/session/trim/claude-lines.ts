@@ -1,0 +1,194 @@
+/**
+ * Pass 3 of the Claude Code trimmer, one line at a time: removed lines go into the current run of
+ * page-outs, kept lines are copied or transformed (stubs, relinks) with their original stored,
+ * synthetic answers are inserted. Pass 1 hands the lines it folds to the same code as it reads
+ * them (route `removed`, or `kept` for a folded summary), so the output is the same either way.
+ */
+import { createHash } from 'node:crypto';
+import { badLineError, type RawLine } from '../../core/jsonl.js';
+import { CtxvmError } from '../../errors.js';
+import type { TokenCounter } from '../../text/tokens.js';
+import type { LineMeta } from '../claude/scan.js';
+import type { ClaudeLine } from '../claude/types.js';
+import type { ClaudeTrimPlan } from './claude-plan.js';
+import { emptyCounters, transformClaudeLine, type TrimCounters } from './claude-transform.js';
+import type { TrimPolicy } from './policy.js';
+import { lineBytes, type AnnotationDraft, type QueuedLine, type TrimStreamWriter } from './stream-writer.js';
+
+/** What to do with a line: pass it through like a blank line, remove it, or keep it (transformed). */
+export type LineRoute = { kind: 'pass' } | { kind: 'removed'; regions?: readonly number[] | null } | { kind: 'kept'; meta: LineMeta };
+
+/** A deterministic uuid for the synthetic answer to an assistant line. */
+function syntheticUuid(anchor: string): string {
+  const h = createHash('sha256').update(`ctxvm-synthetic:${anchor}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function syntheticAnswer(anchor: ClaudeLine, toolUseIds: string[], uuid: string): ClaudeLine {
+  return {
+    parentUuid: anchor.uuid ?? null,
+    isSidechain: anchor.isSidechain ?? false,
+    userType: anchor.userType ?? 'external',
+    cwd: anchor.cwd,
+    sessionId: anchor.sessionId,
+    version: anchor.version,
+    gitBranch: anchor.gitBranch,
+    type: 'user',
+    message: {
+      role: 'user',
+      content: toolUseIds.map((id) => ({
+        type: 'tool_result',
+        tool_use_id: id,
+        content: '[ctxvm: result unavailable — this tool call had no recorded result in the original session]',
+        is_error: true,
+      })),
+    },
+    uuid,
+    timestamp: anchor.timestamp,
+  };
+}
+
+/** Options of `ClaudeLineTrimmer`. */
+export interface ClaudeLineTrimmerOptions {
+  /** The input file (for error messages). */
+  input: string;
+  policy: TrimPolicy;
+  tokens: TokenCounter;
+  writer: TrimStreamWriter;
+  /** The plan the lines are trimmed by (folded lines can use a partial one; see `plan`). */
+  plan: ClaudeTrimPlan;
+}
+
+/** Pass 3's state: the writer, lines held back, synthetic parents, counters. */
+export class ClaudeLineTrimmer {
+  /** The plan for the lines that follow (pass 1 uses one for folded lines, pass 3 the full one). */
+  plan: ClaudeTrimPlan;
+  readonly counters: TrimCounters = emptyCounters();
+  removedLines = 0;
+  changedLines = 0;
+  readonly #input: string;
+  readonly #policy: TrimPolicy;
+  readonly #writer: TrimStreamWriter;
+  readonly #smallest: number;
+  readonly #exceeds: (text: string, limit: number) => boolean;
+  readonly #syntheticParent = new Map<string, string>(); // anchor uuid → synthetic uuid
+  #held: RawLine[] = []; // blank or non-object lines waiting to know whether removed lines follow
+
+  constructor(options: ClaudeLineTrimmerOptions) {
+    this.plan = options.plan;
+    this.#input = options.input;
+    this.#policy = options.policy;
+    this.#writer = options.writer;
+    const { policy, tokens } = options;
+    this.#smallest = Math.min(policy.toolResultTokens, policy.toolInputTokens, ...Object.values(policy.tools).map((t) => t.toolResultTokens ?? Infinity));
+    // Threshold decisions use the tokenizer's fitted O(n) estimate, not BPE: the BPE tables alone
+    // would cost ~70 MB of RSS and most of the time budget. The estimate runs 5-65% above the
+    // exact count, so a payload near the threshold may be paged out a little early, never kept too long.
+    this.#exceeds = (text, limit) => text.length > limit * 8 || (text.length * 2 > limit && tokens.estimate(text) > limit);
+  }
+
+  /** Whether the transform could change this line (else it is copied without being parsed). */
+  #mayChange(meta: LineMeta): boolean {
+    const { plan } = this;
+    const policy = this.#policy;
+    if (meta.hasToolUseResult && policy.toolUseResult) return true;
+    if (meta.hasImage && policy.images) return true;
+    if (policy.thinking && meta.blockTypes.some((t) => t === 'thinking' || t === 'redacted_thinking')) return true;
+    for (const r of meta.toolResults) if (plan.vanishingToolUses.has(r.toolUseId) || plan.supersededReads.has(r.toolUseId)) return true;
+    // a payload of n characters holds at least n/8 tokens of ordinary text and at most ~2n
+    return (meta.toolResults.length > 0 || meta.toolUses.length > 0) && meta.payloadChars * 2 > this.#smallest;
+  }
+
+  #parse(raw: RawLine): ClaudeLine {
+    try {
+      return JSON.parse(raw.text) as ClaudeLine;
+    } catch (cause) {
+      throw badLineError(this.#input, raw, false, cause); // pass 1 checked the structure only
+    }
+  }
+
+  /** Trims one line. */
+  async line(raw: RawLine, route: LineRoute): Promise<void> {
+    const writer = this.#writer;
+    if (route.kind === 'pass') {
+      // A blank or non-object line cannot carry a restore annotation, and restore writes a run of
+      // removed lines back just before (or, at the end, after) an annotated line. So such a line
+      // joins an open run, or waits: into the run if removed lines follow it, else written as is.
+      if (writer.runOpen) writer.addToRun(lineBytes(raw));
+      else this.#held.push(raw);
+      return;
+    }
+    if (route.kind === 'removed') {
+      for (const h of this.#held) writer.addToRun(lineBytes(h));
+      this.#held = [];
+      writer.addToRun({ ...lineBytes(raw), ...(route.regions !== undefined ? { regions: route.regions } : {}) });
+      this.removedLines++;
+      await writer.sealIfDue();
+      return;
+    }
+    for (const h of this.#held) await writer.queue({ raw: h, eol: h.eol });
+    this.#held = [];
+    const { plan } = this;
+    const meta = route.meta;
+    let value: ClaudeLine | undefined;
+    let annotation: AnnotationDraft | undefined;
+    let stubPack: QueuedLine['stubPack'];
+    const needsParse =
+      meta.annotated ||
+      (raw.line < plan.protectedFromLine && this.#mayChange(meta)) ||
+      (meta.parentUuid && (plan.relink.has(meta.parentUuid) || this.#syntheticParent.has(meta.parentUuid))) ||
+      writer.runOpen ||
+      plan.unanswered.has(raw.line);
+    if (needsParse) {
+      value = this.#parse(raw);
+      const dropped = writer.endRun();
+      // stubs point into the original line, so where it will be stored is needed first
+      const at = writer.nextLocation();
+      let changed = transformClaudeLine(value, meta, { plan, policy: this.#policy, originalRef: at.location, exceeds: this.#exceeds, counters: this.counters });
+      if (typeof value.parentUuid === 'string' && this.#syntheticParent.has(value.parentUuid)) {
+        value.parentUuid = this.#syntheticParent.get(value.parentUuid)!;
+        changed = true;
+      }
+      // a line an earlier trim annotated gets this trim's annotation (its bytes, old annotation
+      // included, become the original): restore then undoes exactly one trim at a time
+      if (meta.annotated) changed = true;
+      if (changed) {
+        this.changedLines++;
+        annotation = { o: writer.storeOriginal(raw, at), ...(dropped ? { d: dropped } : {}) };
+        stubPack = at.pack;
+      } else {
+        // unchanged after all: the original bytes are written (with the run's annotation appended)
+        value = undefined;
+        if (dropped) annotation = { d: dropped };
+      }
+    }
+    await writer.queue({ raw, eol: raw.eol, ...(value ? { value: value as Record<string, unknown> } : {}), ...(annotation ? { annotation } : {}), ...(stubPack ? { stubPack } : {}) });
+
+    const open = plan.unanswered.get(raw.line);
+    if (open) {
+      const anchor = value ?? this.#parse(raw);
+      if (anchor.uuid) {
+        const uuid = syntheticUuid(anchor.uuid);
+        this.#syntheticParent.set(anchor.uuid, uuid);
+        this.counters.syntheticResults += open.length;
+        await writer.queue({ eol: '\n', value: syntheticAnswer(anchor, open, uuid) as Record<string, unknown>, annotation: { s: true } });
+      }
+    }
+    await writer.sealIfDue();
+  }
+
+  /** After the last line: writes what was held back and attaches a trailing run to the last line. */
+  async end(): Promise<void> {
+    const writer = this.#writer;
+    for (const h of this.#held) await writer.queue({ raw: h, eol: h.eol });
+    this.#held = [];
+    const trailing = writer.endRun();
+    const last = writer.held;
+    if (!last) throw new CtxvmError('E_INVALID', `${this.#input}: trimming would leave an empty transcript; nothing was written`);
+    if (trailing) {
+      last.annotation ??= {};
+      last.annotation.t = trailing;
+      if (!last.annotation.s && !last.annotation.o) this.changedLines++;
+    }
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * Where the trimmer pages out to: original lines are lifted (lift.ts) and appended to a *pack*,
+ * a ~1 MiB object holding many lines; the UUIDs lifted out go to a per-trim *id object*. A pack
+ * is cut after a line, at a point chosen by that line's content (a hash of its lifted tail,
+ * weighted by its length) once the pack has its minimum size, so two trims paging out the same
+ * lines — a branch and its sibling, say — cut at the same places and store the same packs.
+ *
+ * One object per pack instead of per line keeps object count, file writes and compression calls
+ * low (brotli is also much better on 1 MiB than on a line), and at most `maxInFlight` puts run at
+ * once, so memory stays flat. A pack's address is known only when it is sealed: until then its
+ * `PageOutHandle` carries a random token that output already written can use as a placeholder.
+ */
+import { randomBytes } from 'node:crypto';
+import { ByteBuffer } from '../../core/byte-buffer.js';
+import { sha256Hex } from '../../core/hash.js';
+import type { ObjectStore } from '../../store/object-store.js';
+import type { PackPart } from './annotation.js';
+import { liftLineInto } from './lift.js';
+
+/** A pack or id object being filled (no `hash` yet) or sealed. */
+export interface PageOutHandle {
+  /** 64 random hex digits standing in for the address until the object is sealed. */
+  readonly token: string;
+  /** The object's address once sealed. */
+  hash?: string;
+}
+
+/** Where some original bytes went: a range of a pack, and of an id object when UUIDs were lifted. */
+export interface PagedPart {
+  pack: PageOutHandle;
+  offset: number;
+  length: number;
+  ids?: PageOutHandle;
+  idOffset: number;
+  idLength: number;
+}
+
+/** The bytes of one physical line as read (see RawLine). */
+export interface LineBytes {
+  bytes: Buffer;
+  bom: boolean;
+  eol: string;
+  /** Content ranges when already known (see `contentRegions`; null: not an object). */
+  regions?: readonly number[] | null;
+}
+
+/** Options of `PageOutSink`. */
+export interface PageOutOptions {
+  /** A pack is never cut before it holds this many bytes (default 256 KiB). */
+  minPackBytes?: number;
+  /** Mean bytes between cuts after the minimum (default 768 KiB, so packs average ~1 MiB). */
+  cutGapBytes?: number;
+  /** A pack is cut after the line that takes it past this many bytes (default 4 MiB). */
+  maxPackBytes?: number;
+  /** The id object is sealed with a pack once it holds this many bytes (default 256 KiB). */
+  minIdBytes?: number;
+  /** Puts (compression and write) running at once (default 2). */
+  maxInFlight?: number;
+  /** Compress on the calling thread (see `PutOptions.inline`; default true). */
+  inline?: boolean;
+  /** Called after objects are sealed (their `hash` set), before their puts are awaited. */
+  onSealed?: () => void | Promise<void>;
+}
+
+function newHandle(): PageOutHandle {
+  return { token: randomBytes(32).toString('hex') };
+}
+
+/** 32-bit FNV-1a of `b[start, end)`. */
+function fnv1a(b: Buffer, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+/** The JSON form of a part for an annotation: addresses, or tokens for objects not sealed yet. */
+export function partJson(p: PagedPart): PackPart {
+  const pack = p.pack.hash ?? p.pack.token;
+  if (!p.ids || p.idLength === 0) return [pack, p.offset, p.length];
+  return [pack, p.offset, p.length, p.ids.hash ?? p.ids.token, p.idOffset, p.idLength];
+}
+
+/** Appends `next` to a run's parts, merging it into the last part when they are contiguous. */
+export function addPart(parts: PagedPart[], next: PagedPart): void {
+  const last = parts[parts.length - 1];
+  if (last && last.pack === next.pack && last.offset + last.length === next.offset) {
+    if (!next.ids || next.idLength === 0) {
+      last.length += next.length;
+      return;
+    }
+    if (!last.ids || last.idLength === 0) {
+      last.length += next.length;
+      last.ids = next.ids;
+      last.idOffset = next.idOffset;
+      last.idLength = next.idLength;
+      return;
+    }
+    if (last.ids === next.ids && last.idOffset + last.idLength === next.idOffset) {
+      last.length += next.length;
+      last.idLength += next.idLength;
+      return;
+    }
+  }
+  parts.push({ ...next });
+}
+
+/** The page-out stream of one trim. */
+export class PageOutSink {
+  readonly #store: ObjectStore;
+  readonly #min: number;
+  readonly #gap: number;
+  readonly #max: number;
+  readonly #minIds: number;
+  readonly #maxInFlight: number;
+  readonly #inline: boolean;
+  readonly #onSealed: (() => void | Promise<void>) | undefined;
+  #text: ByteBuffer;
+  #ids: ByteBuffer;
+  /** Capacity of a pack's allocation, bytes; allocations of sealed packs are reused once stored. */
+  readonly #packCapacity: number;
+  readonly #spare: Buffer[] = [];
+  #pack = newHandle();
+  #idHandle = newHandle();
+  #due = false;
+  readonly #inFlight = new Set<Promise<void>>();
+  #failure: unknown;
+  readonly #objects = new Set<string>();
+  #bytesIn = 0;
+
+  constructor(store: ObjectStore, options: PageOutOptions = {}) {
+    this.#store = store;
+    this.#min = options.minPackBytes ?? 256 * 1024;
+    this.#gap = options.cutGapBytes ?? 768 * 1024;
+    this.#max = options.maxPackBytes ?? 4 * 1024 * 1024;
+    this.#minIds = options.minIdBytes ?? 256 * 1024;
+    this.#maxInFlight = Math.max(1, options.maxInFlight ?? 2);
+    this.#inline = options.inline ?? true;
+    this.#onSealed = options.onSealed;
+    this.#packCapacity = this.#min + this.#gap;
+    this.#text = new ByteBuffer(this.#packCapacity);
+    this.#ids = new ByteBuffer(64 * 1024);
+  }
+
+  /** Addresses of every object stored so far (packs and id objects). */
+  get objects(): ReadonlySet<string> {
+    return this.#objects;
+  }
+
+  /** Original bytes paged out so far (before lifting and compression). */
+  get bytesIn(): number {
+    return this.#bytesIn;
+  }
+
+  /** Bytes waiting in the open pack. */
+  get pendingBytes(): number {
+    return this.#text.length;
+  }
+
+  /** The pack the next line will go to, and the offset it will start at. */
+  get next(): { pack: PageOutHandle; offset: number } {
+    return { pack: this.#pack, offset: this.#text.length };
+  }
+
+  /** Appends one line's original bytes (lifted) to the open pack; says where it went. */
+  append(line: LineBytes): PagedPart {
+    if (this.#failure) throw this.#failure;
+    const offset = this.#text.length;
+    const idOffset = this.#ids.length;
+    liftLineInto(line.bytes, line.bom, line.eol, this.#text, this.#ids, line.regions);
+    const length = this.#text.length - offset;
+    const idLength = this.#ids.length - idOffset;
+    this.#bytesIn += line.bytes.length + line.eol.length + (line.bom ? 3 : 0);
+    if (!this.#due) {
+      const size = this.#text.length;
+      if (size >= this.#max) this.#due = true;
+      else if (size >= this.#min) {
+        // cut with probability length/gap, decided by the line's own (lifted) tail
+        const h = fnv1a(this.#text.view(), Math.max(offset, size - 64), size);
+        this.#due = h * this.#gap < length * 0x1_0000_0000;
+      }
+    }
+    return { pack: this.#pack, offset, length, ...(idLength > 0 ? { ids: this.#idHandle } : {}), idOffset, idLength };
+  }
+
+  /** True when a cut point was passed (call `sealIfDue` at the next safe point). */
+  get due(): boolean {
+    return this.#due;
+  }
+
+  /**
+   * Seals the open pack if a cut point was passed (or, with `force`, whatever it holds, and the
+   * id object too), starts storing it, then waits while too many puts are in flight.
+   */
+  async sealIfDue(force = false): Promise<void> {
+    if (this.#failure) throw this.#failure;
+    if (!this.#due && !force) return;
+    let sealed = false;
+    if (this.#text.length > 0) {
+      const grown = this.#text.capacity > this.#packCapacity;
+      const bytes = this.#text.take(this.#spare.pop());
+      const handle = this.#pack;
+      handle.hash = sha256Hex(bytes);
+      this.#pack = newHandle();
+      // an allocation grown for a giant line is not kept for reuse
+      this.#put(bytes, handle.hash, grown ? undefined : this.#spare);
+      sealed = true;
+    }
+    this.#due = false;
+    if (this.#ids.length > 0 && (force || this.#ids.length >= this.#minIds)) {
+      const bytes = this.#ids.take();
+      const handle = this.#idHandle;
+      handle.hash = sha256Hex(bytes);
+      this.#idHandle = newHandle();
+      this.#put(bytes, handle.hash);
+      sealed = true;
+    }
+    if (sealed) await this.#onSealed?.();
+    while (this.#inFlight.size > this.#maxInFlight) await Promise.race(this.#inFlight);
+    if (this.#failure) throw this.#failure;
+  }
+
+  /** Seals everything and waits until every put has finished; rejects with the first failure. */
+  async finish(): Promise<void> {
+    await this.sealIfDue(true);
+    await Promise.all(this.#inFlight);
+    if (this.#failure) throw this.#failure;
+  }
+
+  /** Waits for puts in flight, ignoring failures (cleanup after an error). */
+  async settle(): Promise<void> {
+    await Promise.allSettled(this.#inFlight);
+  }
+
+  #put(bytes: Buffer, hash: string, recycle?: Buffer[]): void {
+    this.#objects.add(hash);
+    const task: Promise<void> = this.#store.put(bytes, { knownHash: hash, inline: this.#inline }).then(
+      () => {
+        // the store is done with the bytes: their allocation takes the next pack (fewer
+        // allocations of a MiB each mean fewer garbage collections and a flatter RSS)
+        if (recycle && recycle.length < this.#maxInFlight + 1) recycle.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
+      },
+      (error: unknown) => {
+        this.#failure ??= error;
+      },
+    );
+    const tracked = task.finally(() => this.#inFlight.delete(tracked));
+    this.#inFlight.add(tracked);
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * The output half shared by the Claude Code and Codex trimmers: the trimmed file, the page-out
+ * stream behind it, and the restore annotations that tie the two together.
+ *
+ * Lines are queued in order and written one step late (so a run of removed lines at the end of
+ * the file can still attach to the last line). A line whose stubs or annotation name a pack that
+ * is not sealed yet carries that pack's token instead of its address; such lines wait, in order,
+ * until the pack is sealed, then the tokens are replaced and the lines written. Packs are sealed
+ * every ~1 MiB of page-outs, so only that much output ever waits.
+ *
+ * Finishing seals the last pack, waits for every put, checks the temporary file, references the
+ * objects under one holder `trim:<uuid>`, makes them durable and only then commits the file.
+ */
+import { randomUUID } from 'node:crypto';
+import { JsonlWriter, UTF8_BOM, type RawLine } from '../../core/jsonl.js';
+import { CtxvmError } from '../../errors.js';
+import type { ObjectStore } from '../../store/object-store.js';
+import { ANNOTATION_KEY, ANNOTATION_VERSION, mayCarryAnnotation, spliceAnnotation, type TrimAnnotation } from './annotation.js';
+import { addPart, PageOutSink, partJson, type LineBytes, type PageOutHandle, type PageOutOptions, type PagedPart } from './page-out.js';
+
+/** What a line's annotation will say (parts still name handles, which may not be sealed yet). */
+export interface AnnotationDraft {
+  o?: PagedPart;
+  d?: PagedPart[];
+  t?: PagedPart[];
+  s?: true;
+}
+
+/** A line queued for the output. */
+export interface QueuedLine {
+  /** The line as read (absent for lines ctxvm inserts). */
+  raw?: RawLine;
+  /** The parsed, possibly changed line; absent when the original bytes are written. */
+  value?: Record<string, unknown>;
+  /** Terminator to write after the line when it is re-serialised. */
+  eol: string;
+  annotation?: AnnotationDraft;
+  /** The pack that stubs inside `value` point into (their refs carry its token until it is sealed). */
+  stubPack?: PageOutHandle;
+}
+
+/** Options of `TrimStreamWriter.open`. */
+export interface TrimStreamWriterOptions extends Omit<PageOutOptions, 'onSealed'> {
+  /** Output bytes allowed to wait for a pack before the pack is sealed early (default 8 MiB). */
+  maxWaitingBytes?: number;
+  /** What the file is, for error messages ("transcript", "rollout"). */
+  what: string;
+}
+
+/** What finishing wrote. */
+export interface TrimStreamResult {
+  outputBytes: number;
+  outputLines: number;
+  /** Objects written (packs and id objects). */
+  objects: number;
+  /** Original bytes paged out. */
+  pagedOutBytes: number;
+  /** Holder id of the objects in the store. */
+  holder: string;
+}
+
+type Waiting = { text: string | Buffer; handles: PageOutHandle[] };
+
+/** The original bytes of a line: BOM, bytes and terminator. */
+export function lineBytes(raw: RawLine): LineBytes {
+  return { bytes: raw.bytes, bom: raw.bom, eol: raw.eol };
+}
+
+/** Every handle a line names (sealed or not), once each. */
+function handlesOf(a: AnnotationDraft, stubPack: PageOutHandle | undefined): PageOutHandle[] {
+  const out: PageOutHandle[] = [];
+  const add = (h: PageOutHandle | undefined) => {
+    if (h && !out.includes(h)) out.push(h);
+  };
+  for (const p of [...(a.o ? [a.o] : []), ...(a.d ?? []), ...(a.t ?? [])]) {
+    add(p.pack);
+    add(p.ids);
+  }
+  add(stubPack);
+  return out;
+}
+
+/** The annotation's JSON shape (addresses, or tokens for handles not sealed yet). */
+function annotationJson(a: AnnotationDraft): TrimAnnotation {
+  const json: TrimAnnotation = { v: ANNOTATION_VERSION };
+  if (a.o) json.o = partJson(a.o);
+  if (a.d) json.d = a.d.map(partJson);
+  if (a.t) json.t = a.t.map(partJson);
+  if (a.s) json.s = true;
+  return json;
+}
+
+/** Replaces a sealed handle's tokens (full, and the 16-digit form stubs show) in `text`. */
+function resolveTokens(text: string, handle: PageOutHandle): string {
+  if (!text.includes(handle.token.slice(0, 16))) return text;
+  return text.replaceAll(handle.token, handle.hash!).replaceAll(handle.token.slice(0, 16), handle.hash!.slice(0, 16));
+}
+
+/** Output file + page-out stream of one trim. */
+export class TrimStreamWriter {
+  readonly #writer: JsonlWriter;
+  readonly #store: ObjectStore;
+  readonly #sink: PageOutSink;
+  readonly #maxWaitingBytes: number;
+  readonly #what: string;
+  #run: PagedPart[] = [];
+  #held: QueuedLine | undefined;
+  #waiting: Waiting[] = [];
+  #waitingBytes = 0;
+
+  private constructor(writer: JsonlWriter, store: ObjectStore, options: TrimStreamWriterOptions) {
+    this.#writer = writer;
+    this.#store = store;
+    this.#maxWaitingBytes = options.maxWaitingBytes ?? 8 * 1024 * 1024;
+    this.#what = options.what;
+    this.#sink = new PageOutSink(store, { ...options, onSealed: () => this.#flushWaiting() });
+  }
+
+  /** Opens `output` (atomically written; nothing appears until `finish`). */
+  static async open(output: string, store: ObjectStore, options: TrimStreamWriterOptions): Promise<TrimStreamWriter> {
+    return new TrimStreamWriter(await JsonlWriter.open(output), store, options);
+  }
+
+  /** The line queued last, not written yet (a trailing run attaches to it). */
+  get held(): QueuedLine | undefined {
+    return this.#held;
+  }
+
+  /** True while removed lines are being collected into a run. */
+  get runOpen(): boolean {
+    return this.#run.length > 0;
+  }
+
+  /** Adds a removed line to the current run. */
+  addToRun(line: LineBytes): void {
+    addPart(this.#run, this.#sink.append(line));
+  }
+
+  /** Ends the current run; its parts for a `d`/`t` field, or undefined when it is empty. */
+  endRun(): PagedPart[] | undefined {
+    if (this.#run.length === 0) return undefined;
+    const run = this.#run;
+    this.#run = [];
+    return run;
+  }
+
+  /**
+   * Where a line's original goes if `storeOriginal` is called next: its pack, and the reference
+   * prefix stubs use (`<16 hex digits>#<offset>`, a token until the pack is sealed).
+   */
+  nextLocation(): { pack: PageOutHandle; location: string } {
+    const { pack, offset } = this.#sink.next;
+    return { pack, location: `${(pack.hash ?? pack.token).slice(0, 16)}#${offset}` };
+  }
+
+  /** Stores a changed line's original; call it right after `nextLocation`. */
+  storeOriginal(raw: RawLine, expected?: { pack: PageOutHandle; location: string }): PagedPart {
+    const part = this.#sink.append(lineBytes(raw));
+    if (expected && (part.pack !== expected.pack || !expected.location.endsWith(`#${part.offset}`))) {
+      throw new CtxvmError('E_INTERNAL', 'a stub reference does not match where its original was stored');
+    }
+    return part;
+  }
+
+  /** Queues a line; the one queued before it is written (or waits for its pack). */
+  async queue(line: QueuedLine): Promise<void> {
+    if (this.#held) await this.#emit(this.#held);
+    this.#held = line;
+  }
+
+  /** Seals the open pack when a cut point was passed, or early when too much output waits. */
+  async sealIfDue(): Promise<void> {
+    await this.#sink.sealIfDue(this.#waitingBytes > this.#maxWaitingBytes);
+  }
+
+  /**
+   * Writes the held line, seals and stores everything, checks the temporary file with `check`
+   * (problems make it E_INVALID), references the objects and commits the file.
+   */
+  async finish(check?: (tempPath: string) => Promise<string[]>): Promise<TrimStreamResult> {
+    if (this.#held) await this.#emit(this.#held);
+    this.#held = undefined;
+    await this.#sink.finish();
+    if (this.#waiting.length > 0) throw new CtxvmError('E_INTERNAL', 'trimmed lines still wait for a pack after the last one was sealed');
+    if (check) {
+      await this.#writer.flush();
+      const problems = await check(this.#writer.tempPath);
+      if (problems.length > 0) {
+        throw new CtxvmError('E_INVALID', `the trimmed ${this.#what} would be invalid, so nothing was written:\n  ${problems.slice(0, 10).join('\n  ')}`, {
+          hint: 'please report this with the input file; the original is untouched',
+        });
+      }
+    }
+    const holder = `trim:${randomUUID()}`;
+    const hashes = [...this.#sink.objects];
+    for (let i = 0; i < hashes.length; i += 32) await Promise.all(hashes.slice(i, i + 32).map((h) => this.#store.ref(h, holder)));
+    // the objects and their references are durable before the trimmed file appears
+    await this.#store.flush();
+    await this.#writer.close();
+    return { outputBytes: this.#writer.bytes, outputLines: this.#writer.lines, objects: hashes.length, pagedOutBytes: this.#sink.bytesIn, holder };
+  }
+
+  /** Discards the output (the target is untouched) and waits for puts in flight. */
+  async abort(): Promise<void> {
+    await this.#writer.abort();
+    await this.#sink.settle();
+  }
+
+  async #emit(p: QueuedLine): Promise<void> {
+    if (!p.annotation && p.raw && !p.value) {
+      const raw = p.raw;
+      if (this.#waiting.length === 0) await this.#writer.writeLine(raw);
+      else {
+        const parts = [raw.bytes];
+        if (raw.bom) parts.unshift(UTF8_BOM);
+        if (raw.eol) parts.push(Buffer.from(raw.eol));
+        this.#wait(Buffer.concat(parts), []);
+      }
+      return;
+    }
+    const draft = p.annotation ?? {};
+    let text: string | undefined;
+    // an unchanged line keeps its bytes with the annotation appended; restore cuts it off again
+    if (!p.value && p.raw && !draft.s && !draft.o && !mayCarryAnnotation(p.raw.bytes)) {
+      const spliced = spliceAnnotation(p.raw.bytes, p.raw.bom, annotationJson(draft));
+      if (spliced !== undefined) text = spliced + p.eol;
+    }
+    if (text === undefined) {
+      const value = p.value ?? (JSON.parse(p.raw!.text) as Record<string, unknown>);
+      // a line that has to be re-serialised keeps its original in a pack
+      if (!draft.s && !draft.o && p.raw) draft.o = this.#sink.append(lineBytes(p.raw));
+      value[ANNOTATION_KEY] = annotationJson(draft);
+      text = JSON.stringify(value) + p.eol;
+    }
+    // stubs were rendered with the token of their pack, which may have been sealed since
+    const open: PageOutHandle[] = [];
+    for (const h of handlesOf(draft, p.stubPack)) {
+      if (h.hash) text = resolveTokens(text, h);
+      else open.push(h);
+    }
+    if (open.length === 0 && this.#waiting.length === 0) await this.#writer.writeRaw(text);
+    else this.#wait(text, open);
+  }
+
+  #wait(text: string | Buffer, handles: PageOutHandle[]): void {
+    this.#waiting.push({ text, handles });
+    this.#waitingBytes += text.length;
+  }
+
+  /** Writes, in order, every waiting line whose packs are all sealed now. */
+  async #flushWaiting(): Promise<void> {
+    let written = 0;
+    for (const entry of this.#waiting) {
+      if (entry.handles.length > 0) {
+        const open: PageOutHandle[] = [];
+        for (const h of entry.handles) {
+          if (h.hash) entry.text = resolveTokens(entry.text as string, h);
+          else open.push(h);
+        }
+        entry.handles = open;
+        if (open.length > 0) break;
+      }
+      await this.#writer.writeRaw(entry.text);
+      this.#waitingBytes -= entry.text.length;
+      written++;
+    }
+    if (written > 0) this.#waiting = this.#waiting.slice(written);
+  }
+}

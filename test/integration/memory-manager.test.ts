@@ -1,0 +1,123 @@
+/**
+ * The memory engine end to end on a real SQLite file: the Step 4 seed conversation in Chinese,
+ * English task lifecycle, clarification instead of a write, LLM failure keeps the memory,
+ * user isolation and bad input.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { zonedTimeToInstant } from '../../src/core/time-zone.js';
+import { CtxvmError } from '../../src/errors.js';
+import { createMemoryManager, type MemoryManager } from '../../src/memory/manager.js';
+import type { MemoryStore } from '../../src/memory/memory-store.js';
+import { openMemoryStore } from '../../src/memory/store/sql-memory-store.js';
+import { createLruHotCache } from '../../src/store/drivers/hot-lru.js';
+import type { HotCache } from '../../src/store/hot-cache.js';
+
+const ZONE = 'Asia/Shanghai';
+const at = (hour: number, minute = 0) => zonedTimeToInstant({ year: 2026, month: 3, day: 10, hour, minute }, ZONE);
+
+let dir: string;
+let store: MemoryStore;
+let hot: HotCache;
+let manager: MemoryManager;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ctxvm-manager-'));
+  store = await openMemoryStore({ db: join(dir, 'memory.db') });
+  hot = createLruHotCache();
+  manager = createMemoryManager({ store, hot, defaultTimeZone: ZONE });
+});
+
+afterEach(async () => {
+  await hot.close();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the seed conversation (Chinese)', () => {
+  it('creates two tasks with due times, answers the task question from memory, completes 周报', async () => {
+    const u = 'alice';
+    const r1 = await manager.processMessage({ userId: u, text: '记得下午三点要开项目评审会。', now: at(9, 30) });
+    expect(r1.extraction.intent).toBe('create_task');
+    expect(r1.applied).toHaveLength(1);
+    const r2 = await manager.processMessage({ userId: u, text: '另外，下班前需要把周报发给我。', now: at(9, 31) });
+    expect(r2.extraction.intent).toBe('create_task');
+
+    const open = await manager.user(u).listTasks({ status: ['todo', 'doing'] });
+    expect(open).toHaveLength(2);
+    const review = open.find((t) => t.title.includes('评审'))!;
+    const report = open.find((t) => t.title.includes('周报'))!;
+    expect(review.dueAtMs).toBe(at(15));
+    expect(report.dueAtMs).toBe(at(18));
+    expect(review.sourceTurnIds).toEqual([r1.turnIds.user]);
+
+    const r3 = await manager.processMessage({ userId: u, text: '下午后还有啥要做到？', now: at(9, 32) });
+    expect(r3.extraction.intent).toBe('query_tasks');
+    const taskLayer = r3.context.layers.find((l) => l.name === 'tasks')!;
+    expect(taskLayer.items.map((i) => i.id).sort()).toEqual([review.id, report.id].sort());
+    expect(r3.response).toContain('评审');
+    expect(r3.response).toContain('周报');
+    expect(r3.context.tokens).toBeLessThanOrEqual(r3.context.budgetTokens);
+
+    const r4 = await manager.processMessage({ userId: u, text: '把写周报标记为完成', now: at(9, 33) });
+    expect(r4.extraction.intent).toBe('complete_task');
+    expect(r4.applied).toEqual([expect.objectContaining({ action: 'completed', id: report.id })]);
+    expect((await manager.user(u).getTask(report.id))!.status).toBe('done');
+    const history = await manager.user(u).history({ recordId: report.id });
+    expect(history.some((h) => h.field === 'status' && JSON.parse(h.oldValue!) === 'todo' && JSON.parse(h.newValue!) === 'done' && h.turnId === r4.turnIds.user)).toBe(true);
+
+    // the full-history size is tracked for comparison with the rebuilt context
+    expect(r4.metrics.fullHistoryTokens).toBeGreaterThan(0);
+    for (const r of [r1, r2, r3, r4]) {
+      expect(r.metrics.latencyMs.total).toBeGreaterThan(0);
+      expect(r.context.tokens).toBeLessThanOrEqual(r.context.budgetTokens);
+    }
+  });
+
+  it('keeps the stable prefix byte-identical between turns while memory that feeds it is unchanged', async () => {
+    const u = 'bob';
+    await manager.processMessage({ userId: u, text: '记得下午三点要开项目评审会。', now: at(9, 30) });
+    const a = await manager.processMessage({ userId: u, text: '下午还有什么事？', now: at(9, 31) });
+    const b = await manager.processMessage({ userId: u, text: '还有别的吗？', now: at(9, 32) });
+    expect(a.context.stablePrefixChars).toBeGreaterThan(0);
+    expect(b.context.text.slice(0, b.context.stablePrefixChars)).toBe(a.context.text.slice(0, a.context.stablePrefixChars));
+  });
+});
+
+describe('failures and bad input', () => {
+  it('keeps the message and the extracted task when the LLM fails', async () => {
+    const failing = async () => {
+      throw new Error('provider down');
+    };
+    const error = await manager.processMessage({ userId: 'carol', text: 'Remind me to renew the passport by Friday', now: at(10) }, failing).catch((e: unknown) => e);
+    expect(CtxvmError.is(error) && error.code).toBe('E_LLM');
+    const s = manager.user('carol');
+    expect((await s.recentTurns(5)).map((t) => t.text)).toContain('Remind me to renew the passport by Friday');
+    expect((await s.listTasks()).map((t) => t.title.toLowerCase()).join(' ')).toContain('passport');
+  });
+
+  it('rejects empty text and an empty user with a usage error, and writes nothing', async () => {
+    await expect(manager.processMessage({ userId: 'dave', text: '   ' })).rejects.toMatchObject({ code: 'E_USAGE' });
+    await expect(manager.processMessage({ userId: '', text: 'hi' })).rejects.toMatchObject({ code: 'E_USAGE' });
+    expect(await manager.user('dave').countTurns()).toBe(0);
+  });
+
+  it('handles SQL metacharacters, emoji and mixed scripts as plain text, isolated per user', async () => {
+    const evil = `'); DROP TABLE tasks; -- 记得明天 10am 提交 "report" 🚀 OR 1=1`;
+    const r = await manager.processMessage({ userId: 'eve', text: evil, now: at(11) });
+    expect(typeof r.response).toBe('string');
+    expect((await manager.user('eve').recentTurns(2))[0]!.text).toBe(evil);
+    expect(await manager.user('frank').countTurns()).toBe(0);
+    expect(await manager.user('frank').listTasks()).toEqual([]);
+    const ctx = await manager.buildContext('frank', 'report');
+    expect(ctx.layers.flatMap((l) => l.items).filter((i) => i.kind !== 'system')).toEqual([]);
+  });
+
+  it('processes 1 MB of text without failing', async () => {
+    const big = '今天的会议纪要：'.padEnd(1_000_000, '项目进展顺利。');
+    const r = await manager.processMessage({ userId: 'gina', text: big, now: at(12) });
+    expect(r.context.tokens).toBeLessThanOrEqual(r.context.budgetTokens);
+  });
+});
