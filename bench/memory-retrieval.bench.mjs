@@ -7,21 +7,28 @@
 // LoCoMo (locomo/locomo-dev.json, 5 long two-person conversations): every turn is ingested into a
 // fresh SQLite store (temp dir) for one user: id = dia_id ("D1:3"), speaker, text plus the shared
 // image's BLIP caption, at = the session's date-time, sessionId = session_N. Each question is
-// then answered by `rebuildContext` at each budget; evidence recall = share of the question's
-// evidence dia_ids among the `sources` of the context's items, averaged over questions.
-// QA categories (LoCoMo paper, Maharana et al. 2024; numbering as released, matching the
+// then answered by `rebuildContext` (default options, `touch: false` so that earlier questions
+// do not change later ones) at each budget; evidence recall = share of the question's evidence
+// dia_ids among the `sources` of the context's items, averaged over questions.
+// QA categories (LoCoMo paper, Maharana et al. 2024; numbering as released, which matches the
 // paper's per-category counts): 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop,
 // 5 adversarial. Category 5 (questions about things never said, whose evidence is a decoy) is
-// excluded from "overall" and shown on its own line. Baselines over the same store and budget:
-// "bm25±1" = the store's BM25 hits best first, each with one neighbour turn on each side, packed
-// in full until the budget is spent; "recency" = the newest turns that fit.
+// excluded from "overall" and shown on its own. Baselines, same budgets:
+//   bm25±1      the store's BM25 hits (same store, same analyzer) best first, each with one
+//               neighbour turn on each side, whole groups packed in full while they fit;
+//   bm25±1 seg  the same over a second store indexed with the plain segmenter (jieba + Intl,
+//               lower-cased, no stemming or stopwords), to show what the analyzer adds;
+//   recency     the newest turns that fit.
 //
 // MADial-Bench zh (madial-zh/): each user's dated memory events are stored as facts (created at
 // the event's date, sourceTurnIds = ["M<id>"]); each dev dialogue's turns before the marked
-// assistant turn ("test-turn") are the query; a dialogue counts when its gold memory (the first
-// of "relevant-id") is among the sources of a 600-token context. Baselines: "bm25 top-5" (the
-// store's five best facts) and "bm25 packed" (BM25 order, packed to the same budget).
-// The concept map below (MADIAL_CONCEPTS) is documented where it is defined.
+// assistant turn ("test-turn", an index into `dialogue` where 0 is "<BOD>"), user and assistant
+// alike, are the query; a dialogue counts when its gold memory (the first of "relevant-id") is
+// among the sources of a 600-token context. "ours" uses the analyzer with the concept map below
+// (MADIAL_CONCEPTS, documented there); "ours, no concepts" the default analyzer. Baselines:
+// "bm25 top-5" (the five best facts of the same store), "bm25 packed" (BM25 order packed to the
+// same budget), "jieba bm25 top-5" (plain segmenter store). Dialogues 0-22 were read together
+// with their gold ids while the file format was worked out; "unseen" scores only the others.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,8 +43,6 @@ const { values: args } = parseArgs({
     budgets: { type: 'string', default: '1000,2000,4000' },
     conversations: { type: 'string' },
     'madial-budget': { type: 'string', default: '600' },
-    'no-concepts': { type: 'boolean', default: false },
-    bigrams: { type: 'string', default: 'auto' },
   },
 });
 requireDist();
@@ -104,17 +109,24 @@ function sourcesOf(ctx) {
 
 const lineOf = (t) => `${t.speaker}: ${t.text.replace(/\s+/g, ' ').trim()}`;
 
-/** Baseline: BM25 hits best first, each with ±1 neighbours, whole groups packed while they fit. */
-async function bm25Baseline(user, query, budget) {
-  const hits = await user.search(query, { kinds: ['turn'], limit: 200 });
+/** Baseline groups: BM25 hits best first, each with its ±1 neighbours (computed once per question). */
+async function bm25Groups(user, query) {
+  const hits = await user.search(query, { kinds: ['turn'], limit: 120 });
+  const groups = [];
+  for (const h of hits) groups.push((await user.turnNeighbours(h.id, 1, 1)).map((t) => ({ id: t.id, cost: tokens.count(`${lineOf(t)}\n`) })));
+  return groups;
+}
+
+/** Packs whole groups in order while they fit (turns already taken cost nothing again). */
+function packGroups(groups, budget) {
   const taken = new Set();
   let used = 0;
-  for (const h of hits) {
-    const group = (await user.turnNeighbours(h.id, 1, 1)).filter((t) => !taken.has(t.id));
-    const cost = group.reduce((s, t) => s + tokens.count(`${lineOf(t)}\n`), 0);
+  for (const group of groups) {
+    const fresh = group.filter((t) => !taken.has(t.id));
+    const cost = fresh.reduce((sum, t) => sum + t.cost, 0);
     if (used + cost > budget) continue;
     used += cost;
-    for (const t of group) taken.add(t.id);
+    for (const t of fresh) taken.add(t.id);
   }
   return { sources: taken, tokens: used };
 }
@@ -136,15 +148,23 @@ function recallOf(evidence, sources) {
   return evidence.filter((e) => sources.has(e)).length / evidence.length;
 }
 
+const mean = (slot) => (slot && slot.n ? slot.sum / slot.n : undefined);
+
 async function runLocomo() {
   const data = JSON.parse(readFileSync(join(corpus, 'locomo', 'locomo-dev.json'), 'utf8'));
   const budgets = args.budgets.split(',').map(Number);
   const convs = args.conversations ? data.slice(0, Number(args.conversations)) : data;
   const analyzer = createSearchAnalyzer();
-  const methods = ['ours', 'bm25±1', 'recency'];
-  // acc[method][budget][category] = { sum, n }
-  const acc = {};
-  const ctxTokens = {};
+  const methods = ['ours', 'bm25±1', 'bm25±1 seg', 'recency'];
+  const acc = {}; // acc[method][budget][category] = { sum, n }
+  const ctxTokens = {}; // ctxTokens[method][budget] = { sum, n }
+  const add = (table, keys, value) => {
+    let node = table;
+    for (const k of keys.slice(0, -1)) node = node[k] ??= {};
+    const slot = (node[keys.at(-1)] ??= { sum: 0, n: 0 });
+    slot.sum += value;
+    slot.n++;
+  };
   let fullTokensSum = 0;
   let questions = 0;
   const t0 = Date.now();
@@ -152,66 +172,69 @@ async function runLocomo() {
     const turns = locomoTurns(conv);
     const fullTokens = tokens.count(turns.map(lineOf).join('\n'));
     const store = await openMemoryStore({ db: join(tmp, `locomo-${ci}.db`), analyzer });
+    const plain = await openMemoryStore({ db: join(tmp, `locomo-${ci}-plain.db`) });
     try {
-      const user = store.forUser(conv.sample_id ?? `conv-${ci}`);
+      const userId = conv.sample_id ?? `conv-${ci}`;
+      const user = store.forUser(userId);
+      const plainUser = plain.forUser(userId);
       await user.addTurns(turns);
+      await plainUser.addTurns(turns);
       const now = Math.max(...turns.map((t) => t.atMs)) + DAY_MS;
       const recent = Object.fromEntries(budgets.map((b) => [b, recencyBaseline(turns, b)]));
       for (const qa of conv.qa) {
         const evidence = evidenceOf(qa);
         if (evidence.length === 0) continue;
         const cat = CATEGORY[qa.category] ?? `cat${qa.category}`;
-        questions++;
-        fullTokensSum += fullTokens;
+        const keys = qa.category === 5 ? [cat] : [cat, 'overall'];
+        if (qa.category !== 5) {
+          questions++;
+          fullTokensSum += fullTokens;
+        }
+        const groups = await bm25Groups(user, qa.question);
+        const plainGroups = await bm25Groups(plainUser, qa.question);
         for (const budget of budgets) {
           const ctx = await rebuildContext(user, qa.question, { tokens, budgetTokens: budget, now, timeZone: 'UTC', touch: false, analyzer });
-          const bm25 = await bm25Baseline(user, qa.question, budget);
-          const results = { ours: sourcesOf(ctx), 'bm25±1': bm25.sources, recency: recent[budget].sources };
-          const used = { ours: ctx.tokens, 'bm25±1': bm25.tokens, recency: recent[budget].tokens };
+          const results = {
+            ours: { sources: sourcesOf(ctx), tokens: ctx.tokens },
+            'bm25±1': packGroups(groups, budget),
+            'bm25±1 seg': packGroups(plainGroups, budget),
+            recency: recent[budget],
+          };
           for (const m of methods) {
-            const r = recallOf(evidence, results[m]);
-            for (const key of [cat, qa.category === 5 ? null : 'overall'].filter(Boolean)) {
-              const slot = (((acc[m] ??= {})[budget] ??= {})[key] ??= { sum: 0, n: 0 });
-              slot.sum += r;
-              slot.n++;
-            }
-            if (qa.category !== 5) {
-              const t = ((ctxTokens[m] ??= {})[budget] ??= { sum: 0, n: 0 });
-              t.sum += used[m];
-              t.n++;
-            }
+            const r = recallOf(evidence, results[m].sources);
+            for (const key of keys) add(acc, [m, budget, key], r);
+            if (qa.category !== 5) add(ctxTokens, [m, budget], results[m].tokens);
           }
         }
       }
       log(`locomo: conversation ${ci + 1}/${convs.length} (${turns.length} turns, ${fullTokens} tokens) done after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     } finally {
       await store.close();
+      await plain.close();
     }
   }
   const cats = ['overall', 'single-hop', 'multi-hop', 'temporal', 'open-domain', 'adversarial'];
   const recall = {};
   for (const m of methods) {
-    recall[m] = {};
     for (const b of budgets) {
-      recall[m][b] = {};
       for (const c of cats) {
-        const s = acc[m]?.[b]?.[c];
-        if (s) recall[m][b][c] = { recall: s.sum / s.n, questions: s.n };
+        const slot = acc[m]?.[b]?.[c];
+        if (slot) ((recall[m] ??= {})[b] ??= {})[c] = { recall: mean(slot), questions: slot.n };
       }
     }
   }
-  const meanTokens = Object.fromEntries(methods.map((m) => [m, Object.fromEntries(budgets.map((b) => [b, ctxTokens[m][b].sum / ctxTokens[m][b].n]))]));
+  const meanTokens = Object.fromEntries(methods.map((m) => [m, Object.fromEntries(budgets.map((b) => [b, mean(ctxTokens[m][b])]))]));
   const out = {
     conversations: convs.length,
     questions,
-    excluded: 'category 5 (adversarial) is not in "overall"',
+    note: 'category 5 (adversarial) is not part of "overall"; it has its own row',
     meanFullConversationTokens: fullTokensSum / questions,
     recall,
     meanContextTokens: meanTokens,
     seconds: (Date.now() - t0) / 1000,
   };
   if (!args.json) {
-    console.log(`\nLoCoMo evidence recall (${convs.length} conversations; category 5 excluded from overall)`);
+    console.log(`\nLoCoMo evidence recall (${convs.length} conversations, ${questions} questions; category 5 not in overall)`);
     const rows = [];
     for (const m of methods) {
       for (const b of budgets) {
@@ -267,98 +290,104 @@ function parseDialogueTurn(line) {
   return m ? { speaker: m[1], text: m[2] } : null;
 }
 
+/** A store holding every user's memories as facts, dated by a settable clock. */
+async function madialStore(name, memories, analyzer) {
+  let clock = 0;
+  const store = await openMemoryStore({ db: join(tmp, `${name}.db`), ...(analyzer ? { analyzer } : {}), now: () => clock });
+  for (const m of [...memories].sort((a, b) => a.time.localeCompare(b.time) || Number(a.id) - Number(b.id))) {
+    clock = Date.parse(`${m.time}T00:00:00Z`);
+    await store.forUser(`madial-${m['user-id']}`).setFact({ kind: 'fact', text: m.event, importance: 0.5, sourceTurnIds: [`M${m.id}`] });
+  }
+  return store;
+}
+
 async function runMadial() {
   const budget = Number(args['madial-budget']);
   const memories = [];
   for (const line of readFileSync(join(corpus, 'madial-zh', 'memories.jsonl'), 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    for (const m of Object.values(JSON.parse(line))) memories.push(m);
+    if (line.trim() !== '') memories.push(...Object.values(JSON.parse(line)));
   }
   const dialogues = readFileSync(join(corpus, 'madial-zh', 'dialogues-dev.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l));
-  const bigrams = args.bigrams === 'auto' ? true : args.bigrams === 'true';
-  const analyzer = createSearchAnalyzer({ cjkBigrams: bigrams, ...(args['no-concepts'] ? {} : { concepts: MADIAL_CONCEPTS }) });
-  let clock = 0;
-  const store = await openMemoryStore({ db: join(tmp, 'madial.db'), analyzer, now: () => clock });
+  const now = Math.max(...memories.map((m) => Date.parse(`${m.time}T00:00:00Z`))) + DAY_MS;
+  const withConcepts = createSearchAnalyzer({ concepts: MADIAL_CONCEPTS });
+  const plainAnalyzer = createSearchAnalyzer();
+  const stores = {
+    concepts: await madialStore('madial-concepts', memories, withConcepts),
+    default: await madialStore('madial-default', memories, plainAnalyzer),
+    segmenter: await madialStore('madial-segmenter', memories, undefined),
+  };
   const t0 = Date.now();
-  const byMethod = { ours: [], 'bm25 top-5': [], 'bm25 packed': [] };
-  const tokensUsed = [];
+  const methods = ['ours', 'ours, no concepts', 'bm25 top-5', 'bm25 packed', 'jieba bm25 top-5'];
+  const rows = Object.fromEntries(methods.map((m) => [m, []]));
+  const tokensUsed = { ours: [], 'ours, no concepts': [] };
   try {
-    let latest = 0;
-    for (const m of [...memories].sort((a, b) => a.time.localeCompare(b.time) || Number(a.id) - Number(b.id))) {
-      clock = Date.parse(`${m.time}T00:00:00Z`);
-      latest = Math.max(latest, clock);
-      await store.forUser(`madial-${m['user-id']}`).setFact({ kind: 'fact', text: m.event, importance: 0.5, sourceTurnIds: [`M${m.id}`] });
-    }
-    const now = latest + DAY_MS;
-    const facts = new Map();
     for (const d of dialogues) {
-      const user = store.forUser(`madial-${d['user-id']}`);
+      const userId = `madial-${d['user-id']}`;
       const k = d['test-turn'][0];
-      const before = d.dialogue.slice(1, k).map(parseDialogueTurn).filter(Boolean);
-      const query = before.map((t) => t.text).join('\n');
-      const gold = `M${d['relevant-id'][0]}`;
+      const query = d.dialogue.slice(1, k).map(parseDialogueTurn).filter(Boolean).map((t) => t.text).join('\n');
       const relevant = d['relevant-id'].map((id) => `M${id}`);
-      const ctx = await rebuildContext(user, query, { tokens, budgetTokens: budget, now, timeZone: 'UTC', touch: false, analyzer });
-      const ours = sourcesOf(ctx);
-      tokensUsed.push(ctx.tokens);
+      const score = (m, sources) => rows[m].push({ id: d.id, gold: sources.has(relevant[0]), any: relevant.some((r) => sources.has(r)), recall: relevant.filter((r) => sources.has(r)).length / relevant.length });
+      for (const [m, store, analyzer] of [['ours', stores.concepts, withConcepts], ['ours, no concepts', stores.default, plainAnalyzer]]) {
+        const ctx = await rebuildContext(store.forUser(userId), query, { tokens, budgetTokens: budget, now, timeZone: 'UTC', touch: false, analyzer });
+        score(m, sourcesOf(ctx));
+        tokensUsed[m].push(ctx.tokens);
+      }
+      const user = stores.concepts.forUser(userId);
+      const facts = new Map((await user.listFacts()).map((f) => [f.id, f]));
       const hits = await user.search(query, { kinds: ['fact'], limit: 200 });
-      if (!facts.has(user.userId)) facts.set(user.userId, new Map((await user.listFacts()).map((f) => [f.id, f])));
-      const byId = facts.get(user.userId);
-      const top5 = new Set(hits.slice(0, 5).flatMap((h) => byId.get(h.id)?.sourceTurnIds ?? []));
+      score('bm25 top-5', new Set(hits.slice(0, 5).flatMap((h) => facts.get(h.id).sourceTurnIds)));
       const packed = new Set();
       let used = 0;
       for (const h of hits) {
-        const f = byId.get(h.id);
+        const f = facts.get(h.id);
         const cost = tokens.count(`- ${new Date(f.createdAtMs).toISOString().slice(0, 10)}: ${f.text}\n`);
         if (used + cost > budget) continue;
         used += cost;
-        for (const s of f.sourceTurnIds) packed.add(s);
+        for (const id of f.sourceTurnIds) packed.add(id);
       }
-      const row = (sources) => ({ id: d.id, gold: sources.has(gold), anyRelevant: relevant.some((r) => sources.has(r)), relevantRecall: relevant.filter((r) => sources.has(r)).length / relevant.length });
-      byMethod.ours.push(row(ours));
-      byMethod['bm25 top-5'].push(row(top5));
-      byMethod['bm25 packed'].push(row(packed));
+      score('bm25 packed', packed);
+      const seg = stores.segmenter.forUser(userId);
+      const segFacts = new Map((await seg.listFacts()).map((f) => [f.id, f]));
+      score('jieba bm25 top-5', new Set((await seg.search(query, { kinds: ['fact'], limit: 5 })).flatMap((h) => segFacts.get(h.id).sourceTurnIds)));
     }
   } finally {
-    await store.close();
+    for (const store of Object.values(stores)) await store.close();
   }
-  // Dialogues 0-22 were read, with their gold ids, while working out the file format.
-  const seen = (r) => r.id <= 22;
-  const summary = {};
-  for (const [m, rows] of Object.entries(byMethod)) {
-    const share = (xs, f) => xs.filter(f).length / xs.length;
-    summary[m] = {
-      goldInContext: share(rows, (r) => r.gold),
-      anyRelevantInContext: share(rows, (r) => r.anyRelevant),
-      relevantRecall: rows.reduce((s, r) => s + r.relevantRecall, 0) / rows.length,
-      goldInContextUnseen: share(rows.filter((r) => !seen(r)), (r) => r.gold),
+  const share = (xs, f) => xs.filter(f).length / xs.length;
+  const unseen = (r) => r.id > 22;
+  const results = {};
+  for (const m of methods) {
+    results[m] = {
+      goldInContext: share(rows[m], (r) => r.gold),
+      goldInContextUnseen: share(rows[m].filter(unseen), (r) => r.gold),
+      anyRelevantInContext: share(rows[m], (r) => r.any),
+      relevantRecall: rows[m].reduce((sum, r) => sum + r.recall, 0) / rows[m].length,
     };
   }
   const out = {
     dialogues: dialogues.length,
+    unseenDialogues: rows.ours.filter(unseen).length,
     memories: memories.length,
     budgetTokens: budget,
-    analyzer: { cjkBigrams: bigrams, concepts: !args['no-concepts'] },
-    meanContextTokens: tokensUsed.reduce((a, b) => a + b, 0) / tokensUsed.length,
-    results: summary,
-    unseenDialogues: byMethod.ours.filter((r) => !seen(r)).length,
+    meanContextTokens: Object.fromEntries(Object.entries(tokensUsed).map(([m, xs]) => [m, xs.reduce((a, b) => a + b, 0) / xs.length])),
+    results,
     seconds: (Date.now() - t0) / 1000,
   };
   if (!args.json) {
-    console.log(`\nMADial-Bench zh: gold memory in a ${budget}-token context (${dialogues.length} dialogues, ${memories.length} memories)`);
+    console.log(`\nMADial-Bench zh: gold memory in the context (${dialogues.length} dialogues, ${out.unseenDialogues} unseen; ${memories.length} memories; budget ${budget} tokens)`);
     table(
-      Object.entries(summary).map(([m, s]) => ({
+      methods.map((m) => ({
         method: m,
-        gold: s.goldInContext.toFixed(3),
-        'gold (unseen ids>22)': s.goldInContextUnseen.toFixed(3),
-        'any relevant': s.anyRelevantInContext.toFixed(3),
-        'relevant recall': s.relevantRecall.toFixed(3),
+        gold: results[m].goldInContext.toFixed(3),
+        'gold, unseen': results[m].goldInContextUnseen.toFixed(3),
+        'any relevant': results[m].anyRelevantInContext.toFixed(3),
+        'relevant recall': results[m].relevantRecall.toFixed(3),
       })),
     );
-    console.log(`mean context tokens: ${Math.round(out.meanContextTokens)}; analyzer: bigrams ${bigrams}, concepts ${!args['no-concepts']}`);
+    console.log(`mean context tokens: ${Object.entries(out.meanContextTokens).map(([m, t]) => `${m} ${Math.round(t)}`).join(', ')}`);
   }
   return out;
 }

@@ -207,3 +207,8 @@ export function stringSlice(b: Buffer, start: number, end: number): string {
   }
   return JSON.parse(b.toString('utf8', start, end)) as string;
 }
+
+/** The value at `b[start, end)`: a string decoded directly, anything else through JSON.parse. */
+export function valueSlice(b: Buffer, start: number, end: number): unknown {
+  return b[start] === QUOTE ? stringSlice(b, start, end) : parseSlice(b, start, end);
+}

@@ -7,8 +7,8 @@
  *   match nearly every turn and only add noise to BM25;
  * - stems English words with Porter's algorithm (1980), so "painted", "painting" and "paints"
  *   all meet at "paint";
- * - optionally adds CJK character bigrams, which let "晚会上" meet "晚会" when jieba cuts the two
- *   texts differently;
+ * - adds CJK character bigrams (on by default), which let "晚会上" meet "晚会" when jieba cuts
+ *   the two texts differently;
  * - optionally adds concept tags from a caller-given map (word → tag), so words of one field
  *   ("跑步", "一百米", "比赛") share a token. The map is data the caller owns; none is built in.
  */
@@ -25,7 +25,11 @@ export interface SearchAnalyzerOptions {
   stem?: boolean;
   /** Drop English and Chinese stopwords (default true). */
   stopwords?: boolean;
-  /** Add character bigrams of every CJK run of 3+ characters (default false). */
+  /**
+   * Add character bigrams of every CJK run of 3+ characters (default true): they let texts meet
+   * where jieba cut them differently ("晚会上" / "晚会"). On MADial-Bench zh they raised the share
+   * of dialogues whose gold memory reached a 600-token context from 0.79 to 0.81.
+   */
   cjkBigrams?: boolean;
   /**
    * Concept tags: tag → words. A token that is one of the words (English: after stemming) or,
@@ -69,7 +73,7 @@ export function createSearchAnalyzer(options: SearchAnalyzerOptions = {}): Searc
   const segmenter = options.segmenter ?? createSegmenter();
   const stem = options.stem ?? true;
   const dropStopwords = options.stopwords ?? true;
-  const bigrams = options.cjkBigrams ?? false;
+  const bigrams = options.cjkBigrams ?? true;
   const concepts = compileConcepts(options.concepts, stem);
 
   return (text) => {

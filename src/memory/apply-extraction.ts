@@ -66,10 +66,13 @@ export async function applyExtraction(store: UserMemoryStore, x: Extraction, tur
       }
       const patch: Parameters<UserMemoryStore['updateTask']>[1] = {};
       if (x.task) {
-        if (x.task.due !== null && x.task.due !== current.dueAtMs) Object.assign(patch, { dueAtMs: x.task.due, duePhrase: x.task.duePhrase });
-        if (x.task.priority !== 'normal' && x.task.priority !== current.priority) patch.priority = x.task.priority;
-        if (x.task.status !== current.status && x.task.status !== 'todo') patch.status = x.task.status;
-        if (x.task.project) patch.projectId = (await store.ensureProject(x.task.project, turnId)).id;
+        // Only what the message states changes ("改到下午四点" moves the due time and nothing else).
+        const stated = new Set(x.task.stated ?? ['due', 'priority', 'status', 'project']);
+        if (stated.has('due') && x.task.due !== null && x.task.due !== current.dueAtMs) Object.assign(patch, { dueAtMs: x.task.due, duePhrase: x.task.duePhrase });
+        if (stated.has('priority') && (x.task.stated || x.task.priority !== 'normal') && x.task.priority !== current.priority) patch.priority = x.task.priority;
+        if (stated.has('status') && x.task.status !== current.status && (x.task.stated || x.task.status !== 'todo')) patch.status = x.task.status;
+        if (stated.has('title') && x.task.title && x.task.title !== current.title) patch.title = x.task.title;
+        if (stated.has('project') && x.task.project) patch.projectId = (await store.ensureProject(x.task.project, turnId)).id;
       }
       if (Object.keys(patch).length === 0) return [];
       const updated = await store.updateTask(current.id, patch, turnId);

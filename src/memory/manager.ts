@@ -134,6 +134,7 @@ export interface IngestResult {
 }
 
 const DEFAULT_BUDGET = 2000;
+const CHANGE_INTENTS: ReadonlySet<Extraction['intent']> = new Set(['complete_task', 'update_task', 'delete_task']);
 
 /** Layer 1 when the caller gives none: tells the model what the rest of the prompt is. */
 export const DEFAULT_SYSTEM_PROMPT =
@@ -203,6 +204,23 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     return total;
   }
 
+  /**
+   * Extracts; when a change names a task that is not among the recently mentioned ones, reads it
+   * again against every open task in the store, so "把写周报标记为完成" finds last week's task too.
+   */
+  async function extractResolved(text: string, opts: ExtractOptions, store: UserMemoryStore): Promise<Extraction> {
+    const ex = await getExtractor();
+    const first = await ex.extract(text, opts);
+    if (!CHANGE_INTENTS.has(first.intent) || (first.target && first.target.confidence >= 0.95)) return first;
+    const open = await store.listTasks({ status: ['todo', 'doing'], limit: 200 });
+    const known = new Set((opts.recent ?? []).map((r) => r.id));
+    if (!open.some((t) => !known.has(t.id))) return first;
+    const wider: RecentEntity[] = [...(opts.recent ?? []), ...open.filter((t) => !known.has(t.id)).map((t) => ({ kind: 'task' as const, id: t.id, text: t.title, status: t.status }))];
+    const second = await ex.extract(text, { ...opts, recent: wider });
+    if (!second.target) return first;
+    return !first.target || second.target.confidence > first.target.confidence ? second : first;
+  }
+
   async function processMessage(message: IncomingMessage, llm: LlmCallback = createOfflineResponder()): Promise<ProcessResult> {
     checkMessage(message);
     const t0 = performance.now();
@@ -212,14 +230,15 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
 
     // 1. extract
     const recentEntities = await recent.get(store);
-    const extraction = await (await getExtractor()).extract(message.text, { now, timeZone, recent: recentEntities });
+    const extraction = await extractResolved(message.text, { now, timeZone, recent: recentEntities }, store);
     const t1 = performance.now();
 
     // 2. update: the raw turn first (it is the source of everything else), then the memory change
     const userTurnId = message.id ?? newTurnId(now);
     const userTurn: Omit<Turn, 'userId'> = { id: userTurnId, role: 'user', speaker: null, text: message.text, atMs: now, sessionId: null };
     await store.addTurns([userTurn]);
-    const clarify = WRITE_INTENTS.has(extraction.intent) && (extraction.confidence < clarifyBelow || extraction.clarification !== undefined);
+    const unresolved = CHANGE_INTENTS.has(extraction.intent) && !extraction.target;
+    const clarify = WRITE_INTENTS.has(extraction.intent) && (unresolved || extraction.confidence < clarifyBelow || extraction.clarification !== undefined);
     const applied = clarify ? [] : await applyExtraction(store, extraction, userTurnId);
     if (applied.length) await recent.remember(store, applied.map(toRecent));
     if (applied.length && options.hot) await options.hot.invalidateUser(message.userId);
@@ -290,7 +309,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       result.added += added;
       if (options.archive && added) await options.archive.append(userId, [{ ...turn, userId }]);
       if (!ex || t.role !== 'user' || !added) continue;
-      const x = await ex.extract(t.text, { now: atMs, timeZone, recent: await recent.get(store) });
+      const x = await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store);
       result.byIntent[x.intent] = (result.byIntent[x.intent] ?? 0) + 1;
       if (WRITE_INTENTS.has(x.intent) && x.confidence >= clarifyBelow && !x.clarification) {
         const changes = await applyExtraction(store, x, turn.id);
@@ -331,5 +350,8 @@ function toRecent(change: AppliedChange): RecentEntity {
 
 function defaultClarification(x: Extraction): string {
   const title = x.task?.title ?? x.memory?.text ?? '';
+  if (CHANGE_INTENTS.has(x.intent) && !x.target) {
+    return x.language === 'zh' ? `我没有找到和「${title}」对应的任务，你指的是哪个任务？` : `I couldn't find a task matching “${title}”. Which task do you mean?`;
+  }
   return x.language === 'zh' ? `你指的是「${title}」吗？请再说得具体一点。` : `Do you mean “${title}”? Please say a little more.`;
 }

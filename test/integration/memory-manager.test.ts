@@ -86,6 +86,35 @@ describe('the seed conversation (Chinese)', () => {
   });
 });
 
+describe('task lifecycle (English)', () => {
+  it('finds a task by name among many open ones, reschedules only the due time, then deletes it', async () => {
+    const u = 'henry';
+    await manager.processMessage({ userId: u, text: 'Remind me to renew the passport by Friday', now: at(8) });
+    const chores = ['water the basil', 'call the plumber', 'book the dentist', 'pay the electricity bill', 'email the landlord', 'buy cat food', 'return the library books', 'fix the bike light', 'clean the fridge', 'order printer ink', 'update the resume', 'backup the laptop', 'wash the car', 'sort the mail'];
+    for (const [i, chore] of chores.entries()) await manager.processMessage({ userId: u, text: `Remind me to ${chore} tomorrow`, now: at(8, i + 1) });
+    const passport = (await manager.user(u).listTasks()).find((t) => t.title.includes('passport'))!;
+    const done = await manager.processMessage({ userId: u, text: 'mark the passport task as done', now: at(9) });
+    expect(done.extraction.intent).toBe('complete_task');
+    expect(done.applied[0]).toMatchObject({ action: 'completed', id: passport.id });
+    const after = (await manager.user(u).getTask(passport.id))!;
+    expect(after.status).toBe('done');
+    expect(after.title).toBe(passport.title);
+    expect(after.dueAtMs).toBe(passport.dueAtMs);
+
+    const plant = (await manager.user(u).listTasks()).find((t) => t.title === 'book the dentist')!;
+    const moved = await manager.processMessage({ userId: u, text: 'move book the dentist to Monday at 10am', now: at(9, 5) });
+    expect(moved.extraction.intent).toBe('update_task');
+    const rescheduled = (await manager.user(u).getTask(plant.id))!;
+    expect(rescheduled.dueAtMs).toBe(zonedTimeToInstant({ year: 2026, month: 3, day: 16, hour: 10, minute: 0 }, ZONE));
+    expect([rescheduled.title, rescheduled.status, rescheduled.priority]).toEqual([plant.title, plant.status, plant.priority]);
+
+    const removed = await manager.processMessage({ userId: u, text: 'delete the dentist task', now: at(9, 6) });
+    expect(removed.extraction.intent).toBe('delete_task');
+    expect(await manager.user(u).getTask(plant.id)).toBeUndefined();
+    expect((await manager.user(u).history({ recordId: plant.id })).map((h) => h.field)).toContain('dueAtMs');
+  });
+});
+
 describe('failures and bad input', () => {
   it('keeps the message and the extracted task when the LLM fails', async () => {
     const failing = async () => {

@@ -23,9 +23,12 @@ export function registerChat(program: Command, ctx: CommandContext): void {
         ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
       });
       const now = opts.now !== undefined ? parseInstant(opts.now, '--now') : undefined;
+      const { createLlmFromEnv } = await import('../../llm/from-env.js');
+      const configured = createLlmFromEnv(ctx.io.env);
+      if (!opts.json && configured.name !== 'offline') ctx.note(`replies from ${configured.name} (${configured.model})`);
       const results: ProcessResult[] = [];
       const send = async (text: string) => {
-        const result = await services.manager.processMessage({ userId, text, ...(now !== undefined ? { now } : {}) });
+        const result = await services.manager.processMessage({ userId, text, ...(now !== undefined ? { now } : {}) }, configured.llm);
         if (opts.json) results.push(result);
         else {
           ctx.print(result.response);

@@ -38,6 +38,7 @@ const CLOSED = new Set(['done', 'cancelled']);
 // Confidence of each way of referring; a fuzzy match earns its own from its score and lead.
 const ORDINAL_CONFIDENCE = 0.9;
 const LAST_CONFIDENCE = 0.85;
+const NAMED_CONFIDENCE = 0.95;
 const PRONOUN_CONFIDENCE = 0.8;
 const ONLY_CANDIDATE_CONFIDENCE = 0.5;
 
@@ -46,6 +47,12 @@ export function resolveTarget(query: TargetQuery): TargetResolution {
   const pool = query.recent.filter((r) => r.kind === query.kind);
   if (pool.length === 0) return {};
   const { rules, lowered } = query;
+  // A record named in full ("move water plant number 3 to Monday") beats an ordinal reading of
+  // the same words; the longest such name wins ("number 13" over "number 1").
+  const named = pool
+    .filter((r) => r.text.trim().length >= 2 && lowered.includes(r.text.trim().toLowerCase()))
+    .sort((a, b) => b.text.trim().length - a.text.trim().length)[0];
+  if (named) return found(named, named.text, NAMED_CONFIDENCE);
   const ordinal = rules.ordinal.exec(lowered);
   if (ordinal) {
     const n = rules.ordinalValue(ordinal.groups?.n ?? ordinal.groups?.d ?? '');

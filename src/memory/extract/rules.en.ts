@@ -93,6 +93,7 @@ export const EN_SIGNALS: readonly SignalRule[] = [
   r('delete-phrase', /\bget rid of\b|\btake (?:\w+ ){0,3}(?:off|out|away) (?:of|from)\b|\btaken? (?:it|them|this|that|\w+)? ?(?:off|away)\b|\btake off\b|\bfree up\b|\bcross (?:\w+ )?off\b|\bscratch\b|\bno (?:more|longer)\b|\bany (?:more|longer)\b|\bdon'?t (?:need|want)\b|\bdo not (?:need|want)\b|\bwon'?t (?:be|need)\b|\bnot (?:going|attending)\b|\bcalled off\b/, { delete: 3 }),
   r('delete-off', /\b(?:turn|switch|shut|stop|silence|snooze)\b(?: \w+){0,4} off\b|\bturn off\b|\bswitch off\b|\bstop\b|\bsnooze\b|\bsilenced?\b|\bdo not wake\b|\bdon'?t wake\b/, { delete: 2.5 }),
   r('update-verb', /\b(?:reschedul\w*|postpone\w*|push (?:\w+ ){0,3}back|bring (?:\w+ ){0,3}forward|delay\w*|rename\w*)\b/, { update: 4 }),
+  r('update-move-to-date', /\b(?:move|push|shift|bump)\b .{1,60}?\b(?:to|till|until)\s+(?:(?:next|this|on)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|today|tonight|noon|\d)/, { update: 3.5, task: 1 }),
   r('update-change', /\b(?:change|changed|move|moved|shift|update|edit|modify|switch)\b (?:my|the|it|this|that|alarm|meeting|event|reminder|time|date|\w+'s)\b(?:.*\b(?:to|till|until|from|instead)\b)?/, { update: 2.5 }),
   r('complete', /\b(?:i|we)(?: have|'ve)? (?:just )?(?:finished|completed|done with|did)\b|\b(?:is|are|was|'s) (?:all )?(?:done|finished|completed|complete)\b|\bmark(?:ed)? (?:.*\b)?(?:as )?(?:done|complete|completed|finished)\b|\b(?:check|tick) (?:\w+ ){0,3}off\b|\bcompleted?\b$|\bdone\b$/, { complete: 5, task: 2.5 }),
 

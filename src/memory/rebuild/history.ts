@@ -13,7 +13,7 @@ import type { Turn } from '../model.js';
 import { keySentence } from './compress.js';
 import type { ResolvedRebuildOptions } from './options.js';
 import type { PackCandidate } from './pack.js';
-import type { QueryInfo } from './query.js';
+import { inDateWindow, type QueryInfo } from './query.js';
 import { formatLocalDate as formatDate, formatLocalTime as formatDateTime } from '../format-time.js';
 import { instantKey, naturalKey, oneLine } from './render.js';
 import { combine, decay, normaliseHits } from './score.js';
@@ -105,25 +105,27 @@ export async function historyCandidates(
       preferCompact: !s.hit || s.rank >= tuning.fullHits,
       order: `${instantKey(turn.atMs)}|${naturalKey(turn.id)}`,
       group: g,
-      groupHeader: `## ${formatDate(groupStart.get(g)!, o.timeZone)}`,
+      groupHeader: `## ${formatDateTime(groupStart.get(g)!, o.timeZone)}`,
     });
   }
   return out;
 }
 
 /**
- * Entity signal of turns: the share of the query's names a turn's speaker or text has, each
- * name weighted by how rare it is among the hits. In a chat between two people nearly every
- * question names one of them, and half the turns are theirs: such a name says little.
+ * Entity signal of turns: the share of the query's entities (names, calendar dates) a turn has
+ * (its speaker or text names the person; it was said within the date's window), each weighted
+ * by how rare it is among the hits. In a chat between two people nearly every question names
+ * one of them, and half the turns are theirs: such a name says little.
  */
 function entitySignal(turns: readonly Turn[], query: QueryInfo): (turn: Turn) => number {
-  if (query.names.size === 0 || turns.length === 0) return () => 0;
-  const names = [...query.names];
-  const share = names.map((name) => turns.filter((t) => mentions(t, name)).length / turns.length);
+  const tests: Array<(t: Turn) => boolean> = [...query.names].map((name) => (t) => mentions(t, name));
+  if (query.dateWindows.length > 0) tests.push((t) => inDateWindow(t.atMs, query));
+  if (tests.length === 0 || turns.length === 0) return () => 0;
+  const weight = tests.map((test) => 1 - turns.filter(test).length / turns.length);
   return (turn) => {
     let sum = 0;
-    for (const [i, name] of names.entries()) if (mentions(turn, name)) sum += 1 - share[i]!;
-    return sum / names.length;
+    for (const [i, test] of tests.entries()) if (test(turn)) sum += weight[i]!;
+    return sum / tests.length;
   };
 }
 

@@ -70,7 +70,7 @@ export interface HistoryTuning {
 }
 
 /** Defaults of `HistoryTuning`. */
-export const DEFAULT_HISTORY_TUNING: Readonly<HistoryTuning> = { neighbourFactor: 0.5, sessionDamping: 0.1, fullHits: 8 };
+export const DEFAULT_HISTORY_TUNING: Readonly<HistoryTuning> = { neighbourFactor: 0.8, sessionDamping: 0, fullHits: 3 };
 
 /** Default budget, tokens. */
 export const DEFAULT_BUDGET_TOKENS = 2000;

@@ -1,7 +1,9 @@
 /**
  * What the rebuilder reads out of the query: its search terms, the entities it names (people,
- * projects, task titles) and whether it asks about finished tasks.
+ * projects, task titles, calendar dates) and whether it asks about finished tasks.
  */
+import { zonedParts, zonedTimeToInstant, type TimeZone } from '../../core/time-zone.js';
+import { resolveDates } from '../../text/dates.js';
 import type { SearchAnalyzer } from '../analyzer.js';
 import type { Project, Task } from '../model.js';
 
@@ -16,13 +18,23 @@ export interface QueryInfo {
   projectIds: Set<string>;
   /** Whether the query asks about finished or cancelled tasks. */
   asksDone: boolean;
+  /**
+   * Calendar dates the query names ("on 13 October 2023", "in June"), as windows of when they
+   * would have been talked about: from the day before to two weeks after, Unix ms.
+   */
+  dateWindows: Array<{ startMs: number; endMs: number }>;
 }
 
 const DONE_CUES = /\b(done|finished|completed?|closed|cancell?ed)\b|完成|做完|搞定|办完|结束了|取消/iu;
 const CAPITALISED = /\b[A-Z][\p{L}'’-]*\p{L}/gu;
 
-/** Analyses `query` against the user's projects. */
-export function analyseQuery(query: string, analyzer: SearchAnalyzer, projects: readonly Project[]): QueryInfo {
+const DAY_MS = 86_400_000;
+// Only explicit calendar dates: relative phrases ("last year", "recently") resolve to spans that
+// the memory's own timeline does not share.
+const CALENDAR_WORD = /\d|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|[年月日号]/iu;
+
+/** Analyses `query` against the user's projects, resolving dates at `nowMs` in `timeZone`. */
+export function analyseQuery(query: string, analyzer: SearchAnalyzer, projects: readonly Project[], nowMs: number, timeZone: TimeZone): QueryInfo {
   const terms = new Set(analyzer(query));
   const names = new Set<string>();
   for (const match of query.matchAll(CAPITALISED)) {
@@ -36,7 +48,34 @@ export function analyseQuery(query: string, analyzer: SearchAnalyzer, projects: 
     const name = p.name.trim().toLowerCase();
     if (name.length > 0 && (lower.includes(name) || coverage(analyzer(name), terms) === 1)) projectIds.add(p.id);
   }
-  return { text: query, terms, names, projectIds, asksDone: DONE_CUES.test(query) };
+  return { text: query, terms, names, projectIds, asksDone: DONE_CUES.test(query), dateWindows: dateWindows(query, nowMs, timeZone) };
+}
+
+/** Windows around the calendar dates in `query`; a date without a year that lies ahead means last year's. */
+function dateWindows(query: string, nowMs: number, timeZone: TimeZone): QueryInfo['dateWindows'] {
+  const out: QueryInfo['dateWindows'] = [];
+  for (const m of resolveDates(query, { now: nowMs, timeZone })) {
+    if (!CALENDAR_WORD.test(m.text) || m.grain === 'minute' || m.grain === 'hour') continue;
+    let start = m.startMs;
+    let end = m.endMs ?? m.startMs + DAY_MS;
+    if (start > nowMs && !/\d{4}/.test(m.text)) {
+      const shift = start - yearEarlier(start, timeZone);
+      start -= shift;
+      end -= shift;
+    }
+    out.push({ startMs: start - DAY_MS, endMs: end + 14 * DAY_MS });
+  }
+  return out;
+}
+
+function yearEarlier(ms: number, zone: TimeZone): number {
+  const p = zonedParts(ms, zone);
+  return zonedTimeToInstant({ year: p.year - 1, month: p.month, day: p.day, hour: p.hour, minute: p.minute }, zone);
+}
+
+/** Whether `atMs` falls in one of the query's date windows. */
+export function inDateWindow(atMs: number, query: QueryInfo): boolean {
+  return query.dateWindows.some((w) => atMs >= w.startMs && atMs < w.endMs);
 }
 
 /** Share (0..1) of the distinct `itemTerms` that occur in `queryTerms`; 0 for no terms. */

@@ -42,7 +42,7 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     store.listProjects(),
     store.listDecisions(),
   ]);
-  const q = analyseQuery(query, analyzer, projects);
+  const q = analyseQuery(query, analyzer, projects, o.nowMs, o.timeZone);
   const recordHits = q.terms.size > 0 ? await store.search(query, { kinds: ['task', 'decision', 'fact'], limit: o.searchLimit }) : [];
   const memoryKinds: Array<[MemoryKind, string[]]> = [
     ['task', tasks.map((t) => t.id)],

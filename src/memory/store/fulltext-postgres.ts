@@ -49,7 +49,8 @@ function vectorExpression(): string {
   const cut = `left(tokens, ${MAX_INDEXED_CHARS})`;
   // PostgreSQL regexes repeat at most 255 times, hence two bounded runs for "501 or more".
   const half = Math.floor(MAX_TERM_CHARS / 2);
-  const short = `regexp_replace(${cut}, '\\S{${half}}\\S{${MAX_TERM_CHARS - half}}\\S+', '', 'g')`;
+  // E'…' so the backslashes mean the same whatever standard_conforming_strings says.
+  const short = `regexp_replace(${cut}, E'\\\\S{${half}}\\\\S{${MAX_TERM_CHARS - half}}\\\\S+', '', 'g')`;
   const squeezed = `btrim(regexp_replace(${short}, ' {2,}', ' ', 'g'), ' ')`;
   const keyed = `CASE WHEN ${squeezed} = '' THEN NULL ELSE user_key || replace(${squeezed}, ' ', ' ' || user_key) END`;
   return `array_to_tsvector(string_to_array(${keyed}, ' '))`;

@@ -11,7 +11,7 @@
  * only more cautious), and a line is checked for structure, not for what JSON.parse checks inside
  * long strings.
  */
-import { keyIs, keyText, parseSlice, scanArray, scanObject, skipSpace, stringSlice, type ScannedMember } from '../../core/json-scan.js';
+import { keyIs, keyText, parseSlice, scanArray, scanObject, skipSpace, stringSlice, valueSlice, type ScannedMember } from '../../core/json-scan.js';
 import { SkippedString } from '../../core/json-skim.js';
 import type { ClaudeLine } from './types.js';
 
@@ -140,7 +140,7 @@ export function skimClaudeLine(b: Buffer): ClaudeLine | undefined {
     const { valueStart: vs, valueEnd: ve } = m;
     if (key === 'message') line.message = skimMessage(b, vs, ve);
     else if (key === 'toolUseResult' || key === 'ctxvm') line[key] = true;
-    else if (BOOKKEEPING.has(key)) line[key] = parseSlice(b, vs, ve);
+    else if (BOOKKEEPING.has(key)) line[key] = valueSlice(b, vs, ve);
   });
   if (end < 0 || skipSpace(b, end, b.length) !== b.length) malformed();
   return line as ClaudeLine;
@@ -187,7 +187,7 @@ export function skimClaudeBookkeeping(b: Buffer): LineBookkeeping | undefined {
     }
     for (const key of BOOKKEEPING_KEYS) {
       if (keyIs(b, m, key)) {
-        out[key] = parseSlice(b, m.valueStart, m.valueEnd);
+        out[key] = valueSlice(b, m.valueStart, m.valueEnd);
         return;
       }
     }

@@ -9,7 +9,7 @@
 import { readLines, type RawLine } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
 import type { ClaudeTrimInput, ClaudeTrimStats } from '../trim/claude-trim.js';
-import { lineBytes, TrimStreamWriter, type AnnotationDraft, type QueuedLine } from '../trim/stream-writer.js';
+import { TrimStreamWriter, type AnnotationDraft, type QueuedLine } from '../trim/stream-writer.js';
 import { CODEX_ABORTED_OUTPUT } from './context.js';
 import { scanCodexSession, type CodexLineMeta } from './scan.js';
 import { planCodexTrim, type CodexRemovalReason, type CodexTrimPlan } from './trim-plan.js';
@@ -84,14 +84,14 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
         continue;
       }
       if (plan.removed.has(raw.line)) {
-        for (const b of blanks.splice(0)) writer.addToRun(lineBytes(b));
-        writer.addToRun(lineBytes(raw));
+        for (const b of blanks.splice(0)) writer.addToRun(b);
+        writer.addToRun(raw);
         removedLines++;
         await writer.sealIfDue();
         continue;
       }
       if (blanks.length > 0 && !writer.runOpen) for (const b of blanks.splice(0)) await writer.queue({ raw: b, eol: b.eol });
-      else for (const b of blanks.splice(0)) writer.addToRun(lineBytes(b));
+      else for (const b of blanks.splice(0)) writer.addToRun(b);
       let value: CodexLine | undefined;
       let annotation: AnnotationDraft | undefined;
       let stubPack: QueuedLine['stubPack'];
@@ -127,7 +127,7 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
       await writer.sealIfDue();
     }
     if (!writer.runOpen) for (const b of blanks.splice(0)) await writer.queue({ raw: b, eol: b.eol });
-    else for (const b of blanks.splice(0)) writer.addToRun(lineBytes(b));
+    else for (const b of blanks.splice(0)) writer.addToRun(b);
     const trailing = writer.endRun();
     const last = writer.held;
     if (!last) throw new CtxvmError('E_INVALID', `${input}: trimming would leave an empty rollout; nothing was written`);

@@ -15,7 +15,7 @@
  * The last boundary's preserved messages are normally in the window; when they reach further
  * back, the caller indexes again without folding (see `preservedReachesFolded`).
  */
-import { badLineError, readLines, type RawLine } from '../../core/jsonl.js';
+import { badLineError, readLineBatches, type RawLine } from '../../core/jsonl.js';
 import { CompactIdMap } from '../../core/uuid-map.js';
 import type { ParseError } from '../../errors.js';
 import { describeLine, type ClaudeIndex, type LineMeta } from '../claude/scan.js';
@@ -52,8 +52,8 @@ export interface TrimIndexOptions {
   fold?: boolean;
   /** Byte offset of a boundary line before which every line is folded as it is read (see fold-point.ts). */
   foldBelow?: number;
-  /** Receives, in order, each line folded while reading (with `foldBelow`) and what to do with it. */
-  onFolded?: (raw: RawLine, route: LineRoute) => Promise<void>;
+  /** Receives, in order, each line folded while reading (with `foldBelow`) and what to do with it; awaited when it returns a promise. */
+  onFolded?: (raw: RawLine, route: LineRoute) => Promise<void> | undefined;
   /** Where to keep what folding keeps (default: a new `emptyFolded()`); `onFolded` may read it. */
   folded?: FoldedLines;
   signal?: AbortSignal;
@@ -119,7 +119,7 @@ export async function indexClaudeForTrim(file: string, options: TrimIndexOptions
     return JSON.parse(raw.text);
   };
   /** A line before `foldBelow`: removed (or a kept summary, or passed through), handed on at once. */
-  const foldNow = async (raw: RawLine) => {
+  const foldNow = (raw: RawLine): Promise<void> | undefined => {
     if (raw.isBlank) return options.onFolded!(raw, { kind: 'pass' });
     let skim: LineBookkeeping | undefined;
     try {
@@ -133,7 +133,7 @@ export async function indexClaudeForTrim(file: string, options: TrimIndexOptions
         value = JSON.parse(raw.text);
       } catch (cause) {
         badLines.push(badLineError(file, raw, false, cause));
-        return;
+        return undefined;
       }
       if (!value || typeof value !== 'object' || Array.isArray(value)) {
         folded.nonObjects.add(raw.line);
@@ -191,19 +191,22 @@ export async function indexClaudeForTrim(file: string, options: TrimIndexOptions
 
   // one line of look-ahead, so a bad last line without a terminator can be called truncated
   let previous: RawLine | undefined;
-  for await (const raw of readLines(file, { signal: options.signal })) {
-    index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
-    if (options.onProgress && raw.line % 256 === 0) options.onProgress(index.totalBytes);
-    if (raw.byteOffset < foldBelow) {
-      await foldNow(raw);
-      continue;
+  for await (const batch of readLineBatches(file, options.signal ? { signal: options.signal } : {})) {
+    for (const raw of batch) {
+      index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
+      if (raw.byteOffset < foldBelow) {
+        const pending = foldNow(raw);
+        if (pending) await pending;
+        continue;
+      }
+      if (foldBelow > 0 && index.readFrom === undefined) {
+        index.readFrom = { byteOffset: raw.byteOffset, line: raw.line };
+        index.windowStart = raw.line;
+      }
+      if (previous) handle(previous, false);
+      previous = raw;
     }
-    if (foldBelow > 0 && index.readFrom === undefined) {
-      index.readFrom = { byteOffset: raw.byteOffset, line: raw.line };
-      index.windowStart = raw.line;
-    }
-    if (previous) handle(previous, false);
-    previous = raw;
+    options.onProgress?.(index.totalBytes);
   }
   if (previous) handle(previous, true);
   // only folded non-object lines matter to callers; drop the window's

@@ -13,7 +13,7 @@ import type { ClaudeLine } from '../claude/types.js';
 import type { ClaudeTrimPlan } from './claude-plan.js';
 import { emptyCounters, transformClaudeLine, type TrimCounters } from './claude-transform.js';
 import type { TrimPolicy } from './policy.js';
-import { lineBytes, type AnnotationDraft, type QueuedLine, type TrimStreamWriter } from './stream-writer.js';
+import type { AnnotationDraft, QueuedLine, TrimStreamWriter } from './stream-writer.js';
 
 /** What to do with a line: pass it through like a blank line, remove it, or keep it (transformed). */
 export type LineRoute = { kind: 'pass' } | { kind: 'removed'; regions?: readonly number[] | null } | { kind: 'kept'; meta: LineMeta };
@@ -107,29 +107,37 @@ export class ClaudeLineTrimmer {
     }
   }
 
-  /** Trims one line. */
-  async line(raw: RawLine, route: LineRoute): Promise<void> {
+  /**
+   * Trims one line. Blank and removed lines are handled synchronously (undefined comes back)
+   * unless a pack is due to be sealed; await what comes back otherwise.
+   */
+  line(raw: RawLine, route: LineRoute): Promise<void> | undefined {
     const writer = this.#writer;
     if (route.kind === 'pass') {
       // A blank or non-object line cannot carry a restore annotation, and restore writes a run of
       // removed lines back just before (or, at the end, after) an annotated line. So such a line
       // joins an open run, or waits: into the run if removed lines follow it, else written as is.
-      if (writer.runOpen) writer.addToRun(lineBytes(raw));
+      if (writer.runOpen) writer.addToRun(raw);
       else this.#held.push(raw);
-      return;
+      return undefined;
     }
     if (route.kind === 'removed') {
-      for (const h of this.#held) writer.addToRun(lineBytes(h));
-      this.#held = [];
-      writer.addToRun({ ...lineBytes(raw), ...(route.regions !== undefined ? { regions: route.regions } : {}) });
+      if (this.#held.length > 0) {
+        for (const h of this.#held) writer.addToRun(h);
+        this.#held = [];
+      }
+      writer.addToRun(raw, route.regions);
       this.removedLines++;
-      await writer.sealIfDue();
-      return;
+      return writer.sealDue ? writer.sealIfDue() : undefined;
     }
+    return this.#kept(raw, route.meta);
+  }
+
+  async #kept(raw: RawLine, meta: LineMeta): Promise<void> {
+    const writer = this.#writer;
     for (const h of this.#held) await writer.queue({ raw: h, eol: h.eol });
     this.#held = [];
     const { plan } = this;
-    const meta = route.meta;
     let value: ClaudeLine | undefined;
     let annotation: AnnotationDraft | undefined;
     let stubPack: QueuedLine['stubPack'];
@@ -174,7 +182,7 @@ export class ClaudeLineTrimmer {
         await writer.queue({ eol: '\n', value: syntheticAnswer(anchor, open, uuid) as Record<string, unknown>, annotation: { s: true } });
       }
     }
-    await writer.sealIfDue();
+    if (writer.sealDue) await writer.sealIfDue();
   }
 
   /** After the last line: writes what was held back and attaches a trailing run to the last line. */

@@ -6,7 +6,7 @@
  * (page-out.ts); every changed line keeps its original there and names it in a restore
  * annotation, so `restoreSession` rebuilds the input byte for byte.
  */
-import { readLines } from '../../core/jsonl.js';
+import { readLineBatches } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
 import type { DriverTrimInput, DriverTrimStats } from '../driver.js';
 import type { LineMeta } from '../claude/scan.js';
@@ -58,16 +58,19 @@ async function trimOnce(opts: ClaudeTrimInput, fold: boolean, foldBelow: number 
     for (const m of index.lines) metaByLine.set(m.line, m);
 
     // pass 3: filter and stub (from where pass 1 stopped handing lines on)
-    for await (const raw of readLines(input, { ...(opts.signal ? { signal: opts.signal } : {}), ...(index.readFrom ? { from: index.readFrom } : {}) })) {
-      if (raw.line % 512 === 0) opts.onProgress?.(raw.byteOffset, index.totalBytes, 3);
-      const meta = metaByLine.get(raw.line);
-      // a folded line is removed unless kept (then it has metadata) or not an object
-      const foldedLine = raw.line < plan.windowStart && !meta && !raw.isBlank && !index.folded.nonObjects.has(raw.line);
-      let route: LineRoute;
-      if (!meta && !foldedLine) route = { kind: 'pass' };
-      else if (foldedLine || plan.removed.has(raw.line)) route = { kind: 'removed' };
-      else route = { kind: 'kept', meta: meta! };
-      await trimmer.line(raw, route);
+    for await (const batch of readLineBatches(input, { ...(opts.signal ? { signal: opts.signal } : {}), ...(index.readFrom ? { from: index.readFrom } : {}) })) {
+      for (const raw of batch) {
+        const meta = metaByLine.get(raw.line);
+        // a folded line is removed unless kept (then it has metadata) or not an object
+        const foldedLine = raw.line < plan.windowStart && !meta && !raw.isBlank && !index.folded.nonObjects.has(raw.line);
+        let route: LineRoute;
+        if (!meta && !foldedLine) route = { kind: 'pass' };
+        else if (foldedLine || plan.removed.has(raw.line)) route = { kind: 'removed' };
+        else route = { kind: 'kept', meta: meta! };
+        const pending = trimmer.line(raw, route);
+        if (pending) await pending;
+      }
+      opts.onProgress?.(batch[batch.length - 1]!.byteOffset, index.totalBytes, 3);
     }
     await trimmer.end();
     const done = await writer.finish(opts.check);

@@ -35,13 +35,11 @@ export interface PagedPart {
   idLength: number;
 }
 
-/** The bytes of one physical line as read (see RawLine). */
+/** The bytes of one physical line as read (a RawLine is one). */
 export interface LineBytes {
-  bytes: Buffer;
-  bom: boolean;
-  eol: string;
-  /** Content ranges when already known (see `contentRegions`; null: not an object). */
-  regions?: readonly number[] | null;
+  readonly bytes: Buffer;
+  readonly bom: boolean;
+  readonly eol: string;
 }
 
 /** Options of `PageOutSink`. */
@@ -78,30 +76,6 @@ export function partJson(p: PagedPart): PackPart {
   const pack = p.pack.hash ?? p.pack.token;
   if (!p.ids || p.idLength === 0) return [pack, p.offset, p.length];
   return [pack, p.offset, p.length, p.ids.hash ?? p.ids.token, p.idOffset, p.idLength];
-}
-
-/** Appends `next` to a run's parts, merging it into the last part when they are contiguous. */
-export function addPart(parts: PagedPart[], next: PagedPart): void {
-  const last = parts[parts.length - 1];
-  if (last && last.pack === next.pack && last.offset + last.length === next.offset) {
-    if (!next.ids || next.idLength === 0) {
-      last.length += next.length;
-      return;
-    }
-    if (!last.ids || last.idLength === 0) {
-      last.length += next.length;
-      last.ids = next.ids;
-      last.idOffset = next.idOffset;
-      last.idLength = next.idLength;
-      return;
-    }
-    if (last.ids === next.ids && last.idOffset + last.idLength === next.idOffset) {
-      last.length += next.length;
-      last.idLength += next.idLength;
-      return;
-    }
-  }
-  parts.push({ ...next });
 }
 
 /** The page-out stream of one trim. */
@@ -161,14 +135,45 @@ export class PageOutSink {
     return { pack: this.#pack, offset: this.#text.length };
   }
 
-  /** Appends one line's original bytes (lifted) to the open pack; says where it went. */
-  append(line: LineBytes): PagedPart {
-    if (this.#failure) throw this.#failure;
+  /**
+   * Appends one line's original bytes (lifted) to the open pack; says where it went. `regions`
+   * are the line's content ranges when the caller knows them (see lift.ts `contentRegions`).
+   */
+  append(line: LineBytes, regions?: readonly number[] | null): PagedPart {
     const offset = this.#text.length;
     const idOffset = this.#ids.length;
-    liftLineInto(line.bytes, line.bom, line.eol, this.#text, this.#ids, line.regions);
+    this.#write(line, regions);
+    const idLength = this.#ids.length - idOffset;
+    return { pack: this.#pack, offset, length: this.#text.length - offset, ...(idLength > 0 ? { ids: this.#idHandle } : {}), idOffset, idLength };
+  }
+
+  /** Appends one line like `append`, adding where it went to a run's parts (merged when contiguous). */
+  appendTo(parts: PagedPart[], line: LineBytes, regions?: readonly number[] | null): void {
+    const last = parts[parts.length - 1];
+    const offset = this.#text.length;
+    const idOffset = this.#ids.length;
+    this.#write(line, regions);
     const length = this.#text.length - offset;
     const idLength = this.#ids.length - idOffset;
+    if (last && last.pack === this.#pack && last.offset + last.length === offset && (idLength === 0 || !last.ids || last.idLength === 0 || (last.ids === this.#idHandle && last.idOffset + last.idLength === idOffset))) {
+      last.length += length;
+      if (idLength > 0) {
+        if (!last.ids || last.idLength === 0) {
+          last.ids = this.#idHandle;
+          last.idOffset = idOffset;
+          last.idLength = idLength;
+        } else last.idLength += idLength;
+      }
+      return;
+    }
+    parts.push({ pack: this.#pack, offset, length, ...(idLength > 0 ? { ids: this.#idHandle } : {}), idOffset, idLength });
+  }
+
+  #write(line: LineBytes, regions: readonly number[] | null | undefined): void {
+    if (this.#failure) throw this.#failure;
+    const offset = this.#text.length;
+    liftLineInto(line.bytes, line.bom, line.eol, this.#text, this.#ids, regions);
+    const length = this.#text.length - offset;
     this.#bytesIn += line.bytes.length + line.eol.length + (line.bom ? 3 : 0);
     if (!this.#due) {
       const size = this.#text.length;
@@ -179,7 +184,6 @@ export class PageOutSink {
         this.#due = h * this.#gap < length * 0x1_0000_0000;
       }
     }
-    return { pack: this.#pack, offset, length, ...(idLength > 0 ? { ids: this.#idHandle } : {}), idOffset, idLength };
   }
 
   /** True when a cut point was passed (call `sealIfDue` at the next safe point). */

@@ -16,7 +16,7 @@ import { JsonlWriter, UTF8_BOM, type RawLine } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import { ANNOTATION_KEY, ANNOTATION_VERSION, mayCarryAnnotation, spliceAnnotation, type TrimAnnotation } from './annotation.js';
-import { addPart, PageOutSink, partJson, type LineBytes, type PageOutHandle, type PageOutOptions, type PagedPart } from './page-out.js';
+import { PageOutSink, partJson, type LineBytes, type PageOutHandle, type PageOutOptions, type PagedPart } from './page-out.js';
 
 /** What a line's annotation will say (parts still name handles, which may not be sealed yet). */
 export interface AnnotationDraft {
@@ -61,10 +61,6 @@ export interface TrimStreamResult {
 
 type Waiting = { text: string | Buffer; handles: PageOutHandle[] };
 
-/** The original bytes of a line: BOM, bytes and terminator. */
-export function lineBytes(raw: RawLine): LineBytes {
-  return { bytes: raw.bytes, bom: raw.bom, eol: raw.eol };
-}
 
 /** Every handle a line names (sealed or not), once each. */
 function handlesOf(a: AnnotationDraft, stubPack: PageOutHandle | undefined): PageOutHandle[] {
@@ -131,9 +127,9 @@ export class TrimStreamWriter {
     return this.#run.length > 0;
   }
 
-  /** Adds a removed line to the current run. */
-  addToRun(line: LineBytes): void {
-    addPart(this.#run, this.#sink.append(line));
+  /** Adds a removed line to the current run (`regions`: its content ranges, when known). */
+  addToRun(line: LineBytes, regions?: readonly number[] | null): void {
+    this.#sink.appendTo(this.#run, line, regions);
   }
 
   /** Ends the current run; its parts for a `d`/`t` field, or undefined when it is empty. */
@@ -155,7 +151,7 @@ export class TrimStreamWriter {
 
   /** Stores a changed line's original; call it right after `nextLocation`. */
   storeOriginal(raw: RawLine, expected?: { pack: PageOutHandle; location: string }): PagedPart {
-    const part = this.#sink.append(lineBytes(raw));
+    const part = this.#sink.append(raw);
     if (expected && (part.pack !== expected.pack || !expected.location.endsWith(`#${part.offset}`))) {
       throw new CtxvmError('E_INTERNAL', 'a stub reference does not match where its original was stored');
     }
@@ -166,6 +162,11 @@ export class TrimStreamWriter {
   async queue(line: QueuedLine): Promise<void> {
     if (this.#held) await this.#emit(this.#held);
     this.#held = line;
+  }
+
+  /** True when `sealIfDue` has something to do (saves an await per line on hot paths). */
+  get sealDue(): boolean {
+    return this.#sink.due || this.#waitingBytes > this.#maxWaitingBytes;
   }
 
   /** Seals the open pack when a cut point was passed, or early when too much output waits. */
@@ -228,7 +229,7 @@ export class TrimStreamWriter {
     if (text === undefined) {
       const value = p.value ?? (JSON.parse(p.raw!.text) as Record<string, unknown>);
       // a line that has to be re-serialised keeps its original in a pack
-      if (!draft.s && !draft.o && p.raw) draft.o = this.#sink.append(lineBytes(p.raw));
+      if (!draft.s && !draft.o && p.raw) draft.o = this.#sink.append(p.raw);
       value[ANNOTATION_KEY] = annotationJson(draft);
       text = JSON.stringify(value) + p.eol;
     }
