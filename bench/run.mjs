@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { root } from './lib.mjs';
 
-const all = ["jsonl", "trim", "dag"];
+const all = ["jsonl", "trim", "dag", "memory", "http"];
 const chosen = process.env.BENCH ? process.env.BENCH.split(',') : all;
 let failed = 0;
 for (const name of chosen) {

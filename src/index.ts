@@ -39,3 +39,22 @@ export { createBetterSqliteDriver } from './store/warm/sqlite-driver.js';
 export type { SqlDatabase, SqlExecutor, SqliteDriver } from './store/warm/sql.js';
 export { branchSession, prepareBranch, type BranchOptions, type BranchResult } from './session/branch/index.js';
 export { installHooks, uninstallHooks, hooksStatus } from './session/../hooks/index.js';
+// Memory engine (Step 4): model, store, extractor, rebuilder, manager.
+export type * from './memory/model.js';
+export type * from './memory/memory-store.js';
+export type * from './memory/extraction.js';
+export { LAYER_NAMES, type LayerName, type ContextItem, type ContextLayer, type DroppedItem, type ChatMessage, type RebuiltContext } from './memory/context.js';
+export { createSqlMemoryStore, openMemoryStore, defaultAnalyzer, type SqlMemoryStore, type SqlMemoryStoreOptions, type OpenMemoryStoreOptions } from './memory/store/sql-memory-store.js';
+export { createTurnArchive } from './memory/store/turn-archive.js';
+export { extract, createRuleExtractor, createLlmExtractor, type Extractor, type SyncExtractor, type AsyncExtractor } from './memory/extract/index.js';
+export { rebuildContext, toChatMessages } from './memory/rebuild/index.js';
+export { createSearchAnalyzer } from './memory/analyzer.js';
+export { createMemoryManager, DEFAULT_SYSTEM_PROMPT, type MemoryManager, type MemoryManagerOptions, type IncomingMessage, type ProcessResult, type ProcessMetrics, type IngestTurn, type IngestResult, type MessageExtractor } from './memory/manager.js';
+export * from './memory/reminders/index.js';
+// LLM adapters: the SDKs load on the first call, not on import.
+export type { LlmCallback, LlmRequest } from './llm/llm.js';
+export { createOfflineResponder, respondOffline } from './llm/offline.js';
+export { createOpenAiCompatibleLlm } from './llm/openai-compatible.js';
+export { createAnthropicLlm } from './llm/anthropic.js';
+export { createLlmFromEnv, type ConfiguredLlm } from './llm/from-env.js';
+export { LlmError } from './llm/llm-error.js';

@@ -37,7 +37,7 @@ export async function openMemoryServices(ctx: CommandContext, options: { timeZon
   try {
     hot = await createHotCache({ redisUrl: config.redis, logger: { warn: (m: string) => ctx.note(`warning: ${m}`) } as never });
     const objects = await createFsObjectStore({ root: config.objectsDir });
-    const archive = createTurnArchive({ objects, db: (store as unknown as { db: never }).db });
+    const archive = createTurnArchive({ objects, db: store.db });
     const manager = createMemoryManager({
       store,
       hot,

@@ -77,13 +77,19 @@ export async function createAtomicWriter(target: string, options: AtomicWriteOpt
 
   const flush = async () => {
     if (pendingBytes === 0) return;
-    const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    // one gathered write, without first copying the pieces into one buffer
+    let parts = pending;
+    let left = pendingBytes;
     pending = [];
     pendingBytes = 0;
-    let offset = 0;
-    while (offset < data.length) {
-      const { bytesWritten: n } = await handle.write(data, offset, data.length - offset);
-      offset += n;
+    while (left > 0) {
+      const { bytesWritten: n } = parts.length === 1 ? await handle.write(parts[0]!, 0, parts[0]!.length) : await handle.writev(parts);
+      left -= n;
+      if (left === 0) break;
+      // a short write: go on from the first byte not written
+      let skip = n;
+      while (skip >= parts[0]!.length) skip -= parts.shift()!.length;
+      parts = [parts[0]!.subarray(skip), ...parts.slice(1)];
     }
   };
 

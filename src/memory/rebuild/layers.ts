@@ -7,7 +7,7 @@ import type { Decision, Fact, Project, Task } from '../model.js';
 import { keySentence } from './compress.js';
 import type { ResolvedRebuildOptions } from './options.js';
 import type { PackCandidate } from './pack.js';
-import { nameMatch, taskMention, type QueryInfo } from './query.js';
+import { entityMatch, taskMention, type QueryInfo } from './query.js';
 import { formatLocalDate as formatDate, formatLocalTime as formatDateTime } from '../format-time.js';
 import { instantKey, naturalKey, oneLine } from './render.js';
 import { accessSignal, combine, decay, PRIORITY_IMPORTANCE } from './score.js';
@@ -155,7 +155,7 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     const score = combine(
       {
         fullText: ft,
-        entity: nameMatch(text, null, query),
+        entity: entityMatch(text, atMs, query),
         recency: decay(o.nowMs - atMs, o.recencyHalfLifeMs),
         importance,
         access: accessSignal(inputs.access.get(`${kind}:${id}`), o.nowMs, o.recencyHalfLifeMs),

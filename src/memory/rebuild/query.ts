@@ -94,12 +94,13 @@ export function taskMention(task: Task, query: QueryInfo, analyzer: SearchAnalyz
   return Math.max(share, inProject);
 }
 
-/** Share (0..1) of the query's names that `text` or `speaker` mention. */
-export function nameMatch(text: string, speaker: string | null, query: QueryInfo): number {
-  if (query.names.size === 0) return 0;
+/** Share (0..1) of the query's entities a record has: names its text mentions, date windows its time falls in. */
+export function entityMatch(text: string, atMs: number, query: QueryInfo): number {
+  const dates = query.dateWindows.length > 0 ? 1 : 0;
+  const total = query.names.size + dates;
+  if (total === 0) return 0;
   const lower = text.toLowerCase();
-  const who = speaker?.toLowerCase() ?? '';
-  let hit = 0;
-  for (const name of query.names) if (who === name || lower.includes(name)) hit++;
-  return hit / query.names.size;
+  let hit = dates && inDateWindow(atMs, query) ? 1 : 0;
+  for (const name of query.names) if (lower.includes(name)) hit++;
+  return hit / total;
 }

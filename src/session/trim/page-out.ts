@@ -110,7 +110,8 @@ export class PageOutSink {
     this.#maxInFlight = Math.max(1, options.maxInFlight ?? 2);
     this.#inline = options.inline ?? true;
     this.#onSealed = options.onSealed;
-    this.#packCapacity = this.#min + this.#gap;
+    // room for the largest pack but a giant line: allocations are reused, so most packs never grow
+    this.#packCapacity = this.#max + 256 * 1024;
     this.#text = new ByteBuffer(this.#packCapacity);
     this.#ids = new ByteBuffer(64 * 1024);
   }
