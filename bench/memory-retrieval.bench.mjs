@@ -34,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { requireDist, root, sharedDir, table } from './lib.mjs';
+import { median, percentile, requireDist, root, sharedDir, table } from './lib.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -167,6 +167,7 @@ async function runLocomo() {
   };
   let fullTokensSum = 0;
   let questions = 0;
+  const latencyMs = {}; // per budget, ms per rebuild
   const t0 = Date.now();
   for (const [ci, conv] of convs.entries()) {
     const turns = locomoTurns(conv);
@@ -193,7 +194,9 @@ async function runLocomo() {
         const groups = await bm25Groups(user, qa.question);
         const plainGroups = await bm25Groups(plainUser, qa.question);
         for (const budget of budgets) {
+          const started = process.hrtime.bigint();
           const ctx = await rebuildContext(user, qa.question, { tokens, budgetTokens: budget, now, timeZone: 'UTC', touch: false, analyzer });
+          ((latencyMs[budget] ??= [])).push(Number(process.hrtime.bigint() - started) / 1e6);
           const results = {
             ours: { sources: sourcesOf(ctx), tokens: ctx.tokens },
             'bm25±1': packGroups(groups, budget),
@@ -231,6 +234,7 @@ async function runLocomo() {
     meanFullConversationTokens: fullTokensSum / questions,
     recall,
     meanContextTokens: meanTokens,
+    rebuildMs: Object.fromEntries(budgets.map((b) => [b, { median: median(latencyMs[b]), p95: percentile(latencyMs[b], 95) }])),
     seconds: (Date.now() - t0) / 1000,
   };
   if (!args.json) {
@@ -246,6 +250,7 @@ async function runLocomo() {
     table(rows);
     console.log(`questions per category: ${cats.map((c) => `${c} ${recall.ours[budgets[0]][c]?.questions ?? 0}`).join(', ')}`);
     console.log(`mean full-conversation tokens: ${Math.round(out.meanFullConversationTokens)}`);
+    console.log(`rebuild time, ms (median / p95): ${budgets.map((b) => `${b}: ${out.rebuildMs[b].median.toFixed(1)} / ${out.rebuildMs[b].p95.toFixed(1)}`).join(', ')}`);
   }
   return out;
 }

@@ -22,7 +22,9 @@ if (mode === 'naive') {
   out.end();
   await once(out, 'finish');
 } else {
-  const { trimSession, createFsObjectStore } = await import(join(root, 'dist', 'index.js'));
+  // the modules `ctxvm session trim` loads (see src/cli/commands/session.ts), not the whole library
+  const { trimSession } = await import(join(root, 'dist', 'session', 'session.js'));
+  const { createFsObjectStore } = await import(join(root, 'dist', 'store', 'drivers', 'objects-fs.js'));
   const store = createFsObjectStore({ root: storeDir, durability: 'deferred' });
   await trimSession({ input, output, store, measure: false });
 }

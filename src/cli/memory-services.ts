@@ -35,12 +35,15 @@ export async function openMemoryServices(ctx: CommandContext, options: { timeZon
   const store = await openMemoryStore({ db: config.db });
   let hot: HotCache | undefined;
   try {
-    hot = await createHotCache({ redisUrl: config.redis, logger: { warn: (m: string) => ctx.note(`warning: ${m}`) } as never });
+    // The hot tier reports an outage once (error) and its recovery (info); it never fails a command.
+    const logger = { error: (m: string) => ctx.note(`warning: ${m}`), warn: (m: string) => ctx.note(`warning: ${m}`), info: (m: string) => ctx.note(m) };
+    hot = await createHotCache({ redisUrl: config.redis, logger });
     const objects = await createFsObjectStore({ root: config.objectsDir });
     const archive = createTurnArchive({ objects, db: store.db });
     const manager = createMemoryManager({
       store,
       hot,
+      cacheReads: { logger },
       archive: { append: async (userId, turns) => void (await archive.append(userId, turns)) },
       ...(options.timeZone !== undefined ? { defaultTimeZone: options.timeZone } : { defaultTimeZone: systemTimeZone() }),
       ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),

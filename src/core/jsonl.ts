@@ -4,7 +4,7 @@
  * and bad lines are handled once, the same way, with file/line/byte positions in every error.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { ParseError, ioError, CtxvmError } from '../errors.js';
 import { createAtomicWriter, type AtomicWriter, type AtomicWriteOptions } from './atomic-file.js';
 
@@ -36,6 +36,13 @@ export class RawLine {
   /** The line decoded as UTF-8 (decoded once, on first access). */
   get text(): string {
     return (this.#text ??= this.bytes.toString('utf8'));
+  }
+
+  /** The same line with its own copy of the bytes (for keeping it past its read block). */
+  detach(): RawLine {
+    const copy = new RawLine(this.line, this.byteOffset, Buffer.from(this.bytes), this.eol, this.bom);
+    if (this.#text !== undefined) copy.#text = this.#text;
+    return copy;
   }
 
   /** True for an empty or whitespace-only line. */
@@ -74,7 +81,11 @@ export class LineSplitter {
   #bom = false;
   #head: Buffer | undefined; // first bytes kept until we know whether they start with a BOM
 
-  constructor(from?: { byteOffset: number; line: number }) {
+  readonly #copyCarry: boolean;
+
+  /** `copyCarry`: copy the unfinished end of each chunk (when the caller reuses chunk buffers). */
+  constructor(from?: { byteOffset: number; line: number }, copyCarry = false) {
+    this.#copyCarry = copyCarry;
     this.#lineStart = from?.byteOffset ?? 0;
     this.#lineNo = (from?.line ?? 1) - 1;
     this.#sawFirstBytes = from !== undefined && from.byteOffset > 0;
@@ -101,7 +112,7 @@ export class LineSplitter {
       const nl = chunk.indexOf(LF, pos);
       if (nl === -1) {
         if (pos < chunk.length) {
-          this.#carry.push(chunk.subarray(pos));
+          this.#carry.push(this.#copyCarry ? Buffer.from(chunk.subarray(pos)) : chunk.subarray(pos));
           this.#carryBytes += chunk.length - pos;
         }
         break;
@@ -187,13 +198,60 @@ export async function* readLines(path: string, options: LineSourceOptions = {}):
   yield* linesFromChunks(readChunks(path, options), { ...options, name: options.name ?? path });
 }
 
+/** Options of `readLineBatches`. */
+export interface LineBatchOptions extends LineSourceOptions {
+  /**
+   * Read into a few buffers used in turn instead of a new one per block, so reading a file of any
+   * size allocates almost nothing. A line's bytes are then valid only until three more batches
+   * have been read: keep a line longer with `RawLine.detach()`.
+   */
+  reuseBuffers?: boolean;
+}
+
+/** Buffers a reusing reader cycles through (a line stays valid for this many batches). */
+const REUSED_BLOCKS = 3;
+
+/** Reads a file's bytes in blocks into buffers it reuses (see `LineBatchOptions.reuseBuffers`). */
+async function* readChunksReusing(path: string, options: LineSourceOptions): AsyncGenerator<Buffer> {
+  let handle;
+  try {
+    if ((await stat(path)).isDirectory()) {
+      throw new CtxvmError('E_USAGE', `${path}: is a directory, expected a JSONL file`, { hint: 'pass the path of a .jsonl file' });
+    }
+    handle = await open(path, 'r');
+  } catch (cause) {
+    if (CtxvmError.is(cause)) throw cause;
+    throw ioError('read', path, cause);
+  }
+  const pool = Array.from({ length: REUSED_BLOCKS }, () => Buffer.allocUnsafeSlow(READ_BLOCK_BYTES));
+  let position = options.from?.byteOffset ?? 0;
+  try {
+    for (let k = 0; ; k++) {
+      if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+      const buffer = pool[k % REUSED_BLOCKS]!;
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await handle.read(buffer, 0, buffer.length, position));
+      } catch (cause) {
+        throw ioError('read', path, cause);
+      }
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Reads a file's lines in batches, one per read block: for hot loops that would otherwise pay an
  * await per line. Errors as `readLines`.
  */
-export async function* readLineBatches(path: string, options: LineSourceOptions = {}): AsyncGenerator<RawLine[]> {
-  const splitter = new LineSplitter(options.from);
-  for await (const chunk of readChunks(path, options)) {
+export async function* readLineBatches(path: string, options: LineBatchOptions = {}): AsyncGenerator<RawLine[]> {
+  const splitter = new LineSplitter(options.from, options.reuseBuffers === true);
+  const chunks = options.reuseBuffers ? readChunksReusing(path, options) : readChunks(path, options);
+  for await (const chunk of chunks) {
     const lines = splitter.push(chunk);
     if (lines.length > 0) yield lines;
   }

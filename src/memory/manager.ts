@@ -17,6 +17,7 @@ import type { Extraction, ExtractOptions, RecentEntity } from './extraction.js';
 import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Turn } from './model.js';
 import { createRecentEntities, type RecentEntities } from './recent-entities.js';
+import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStoreOptions } from './cached-memory-store.js';
 
 /** Something that reads a message (the rule extractor, or the LLM extractor with rules as fallback). */
 export interface MessageExtractor {
@@ -31,6 +32,8 @@ export interface RebuildRequest {
   tokens: TokenCounter;
   cache?: HotCache;
   systemPrompt?: string;
+  /** Turns to leave out of the history layer (the message being answered). */
+  excludeTurnIds?: readonly string[];
 }
 
 /** Builds the six-layer context for `query` (the rebuilder; injectable for tests and experiments). */
@@ -44,8 +47,13 @@ export interface MemoryManagerOptions {
   extractor?: MessageExtractor;
   /** Context builder (default: the six-layer rebuilder). */
   rebuild?: RebuildFn;
-  /** Hot tier for rebuild results and active-session state (default: none). */
+  /** Hot tier for rebuild results, active-session state and cached warm reads (default: none). */
   hot?: HotCache;
+  /**
+   * Cache the warm reads of every turn (tasks, facts, projects, decisions, version) in `hot`
+   * (default true when `hot` is set); options go to `createCachedMemoryStore`.
+   */
+  cacheReads?: boolean | Omit<CachedMemoryStoreOptions, 'store' | 'hot'>;
   /** Cold archive of raw turns (default: none; turns are still kept in the warm store). */
   archive?: { append(userId: string, turns: readonly Turn[]): Promise<void> };
   /** Token counter (default o200k). */
@@ -154,6 +162,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   let rebuild = options.rebuild;
   const recent: RecentEntities = createRecentEntities(options.hot);
   const historyTokens = new Map<string, Promise<number>>();
+  const store = withReadCache(options);
 
   const getExtractor = async (): Promise<MessageExtractor> => (extractor ??= (await import('./extract/extract.js')).createRuleExtractor());
   const getRebuild = async (): Promise<RebuildFn> => (rebuild ??= (await import('./rebuild/index.js')).rebuildContext as RebuildFn);
@@ -169,10 +178,10 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   }
 
   function user(userId: string): UserMemoryStore {
-    return options.store.forUser(userId);
+    return store.forUser(userId);
   }
 
-  async function buildContext(userId: string, query: string, opts: { now?: number; budgetTokens?: number } = {}): Promise<RebuiltContext> {
+  async function buildContext(userId: string, query: string, opts: { now?: number; budgetTokens?: number; excludeTurnIds?: readonly string[] } = {}): Promise<RebuiltContext> {
     const store = user(userId);
     const fn = await getRebuild();
     return fn(store, query, {
@@ -182,6 +191,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       tokens: tokenCounter(),
       ...(options.hot ? { cache: options.hot } : {}),
       systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+      ...(opts.excludeTurnIds ? { excludeTurnIds: opts.excludeTurnIds } : {}),
     });
   }
 
@@ -245,7 +255,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const t2 = performance.now();
 
     // 3. reset: nothing of the raw chat is carried over; 4. rebuild from memory
-    const context = await buildContext(message.userId, message.text, { now });
+    const context = await buildContext(message.userId, message.text, { now, excludeTurnIds: [userTurnId] });
     const t3 = performance.now();
 
     // 5. respond
@@ -325,6 +335,13 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   }
 
   return { processMessage, buildContext, ingest, timeZoneOf, user };
+}
+
+/** The store the manager reads through: `options.store`, behind a hot-tier read cache when there is one. */
+function withReadCache(options: MemoryManagerOptions): MemoryStore {
+  const { store, hot, cacheReads = true } = options;
+  if (!hot || cacheReads === false || isCachedMemoryStore(store)) return store;
+  return createCachedMemoryStore({ ...(typeof cacheReads === 'object' ? cacheReads : {}), store, hot });
 }
 
 function checkMessage(message: IncomingMessage): void {

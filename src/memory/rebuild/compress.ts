@@ -9,8 +9,17 @@ const SENTENCE_END = /(?<=[.!?])\s+|(?<=[。！？!?；;])|\n+/u;
 // Clause breaks, for a text that is one long sentence.
 const CLAUSE_END = /(?<=[,，、;；:：])\s*/u;
 
-/** Below this many characters a text is not worth compressing. */
-const MIN_COMPRESS_CHARS = 60;
+/** Below this weight (see `weightOf`) a text is not worth compressing. */
+const MIN_COMPRESS_WEIGHT = 60;
+/** A key sentence lighter than this takes its neighbour along ("Yes!" says little alone). */
+const MIN_KEY_WEIGHT = 40;
+const CJK_CHAR = /[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]/gu;
+
+/** Length in "Latin characters": a CJK character carries about as much as 2.5 of them. */
+function weightOf(text: string): number {
+  const cjk = text.match(CJK_CHAR)?.length ?? 0;
+  return text.length + 1.5 * cjk;
+}
 
 /**
  * The sentence of `text` that shares most distinct terms with the query (ties: the earlier
@@ -19,7 +28,7 @@ const MIN_COMPRESS_CHARS = 60;
  */
 export function keySentence(text: string, queryTerms: ReadonlySet<string>, analyzer: SearchAnalyzer): string | undefined {
   const trimmed = text.trim();
-  if (trimmed.length < MIN_COMPRESS_CHARS) return undefined;
+  if (weightOf(trimmed) < MIN_COMPRESS_WEIGHT) return undefined;
   let units = splitUnits(trimmed, SENTENCE_END);
   if (units.length < 2) units = splitUnits(trimmed, CLAUSE_END);
   if (units.length < 2) return undefined;
@@ -32,10 +41,9 @@ export function keySentence(text: string, queryTerms: ReadonlySet<string>, analy
       bestScore = score;
     }
   }
-  // A very short key sentence ("Yes!") says little on its own: take its neighbour too.
   let from = best;
   let to = best;
-  while (span(units, from, to).length < 40 && (from > 0 || to < units.length - 1)) {
+  while (weightOf(span(units, from, to)) < MIN_KEY_WEIGHT && (from > 0 || to < units.length - 1)) {
     if (to < units.length - 1) to++;
     else from--;
   }

@@ -3,9 +3,12 @@
  * neighbours (the question before an answer, the answer after a statement), grouped by session
  * under a dated header and rendered in time order with the speaker.
  *
- * Ranking: the retrieval score of each hit, damped for the k-th hit of one session so that
- * several sessions get a say; neighbours rank below their hit and start compressed to their key
- * sentence, so more distinct turns fit before anything has to be dropped.
+ * Ranking: the retrieval score of each hit (optionally damped for the k-th hit of one session);
+ * a neighbour ranks at its hit's priority times `neighbourFactor` per turn of distance. Only the
+ * best `fullHits` hits start in full: the rest, and all neighbours, start as their key sentence
+ * and are upgraded if tokens are left, so more distinct turns fit before any is dropped. On
+ * LoCoMo (5 conversations, 2000 tokens) two neighbours each side instead of one raised evidence
+ * recall from 0.86 to 0.88, compressing all but the best 3 hits from 0.81 to 0.84 at 1000.
  */
 import type { SearchAnalyzer } from '../analyzer.js';
 import type { UserMemoryStore } from '../memory-store.js';
@@ -34,7 +37,8 @@ export async function historyCandidates(
 ): Promise<PackCandidate[]> {
   const tuning = o.history;
   if (query.terms.size === 0) return [];
-  const hits = await store.search(query.text, { kinds: ['turn'], limit: o.searchLimit });
+  const excluded = new Set(o.excludeTurnIds);
+  const hits = (await store.search(query.text, { kinds: ['turn'], limit: o.searchLimit + excluded.size })).filter((h) => !excluded.has(h.id));
   if (hits.length === 0) return [];
   const fullText = normaliseHits(hits);
   const turns = await store.getTurns(hits.map((h) => h.id));
@@ -76,7 +80,7 @@ export async function historyCandidates(
       const around = await store.turnNeighbours(turn.id, before, after);
       const self = around.findIndex((n) => n.id === turn.id);
       for (const [i, n] of around.entries()) {
-        if (i === self || groupKey(n, o) !== session) continue;
+        if (i === self || excluded.has(n.id) || groupKey(n, o) !== session) continue;
         keep({ turn: n, priority: priority * Math.pow(tuning.neighbourFactor, Math.abs(i - self)), hit: false, rank });
       }
     }

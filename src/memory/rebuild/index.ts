@@ -3,8 +3,10 @@ export { rebuildContext, REBUILD_CACHE_KIND } from './rebuild.js';
 export { toChatMessages, type AnthropicChat, type AnthropicTextBlock, type ChatShapes } from './chat.js';
 export {
   DEFAULT_BUDGET_TOKENS,
+  DEFAULT_HISTORY_TUNING,
   DEFAULT_LAYER_SHARES,
   DEFAULT_WEIGHTS,
+  type HistoryTuning,
   type RebuildOptions,
   type RetrievalWeights,
 } from './options.js';

@@ -13,7 +13,7 @@ import { LAYER_NAMES, type LayerName } from '../context.js';
 export interface RetrievalWeights {
   /** Full-text (BM25) score, normalised by the best hit of the same search. */
   fullText: number;
-  /** Share of the query's entities (names, projects, task titles) the item mentions. */
+  /** Share of the query's entities (names, projects, task titles, calendar dates) the item matches. */
   entity: number;
   /** Exponential decay with age (half-life `recencyHalfLifeMs`). */
   recency: number;
@@ -43,7 +43,10 @@ export interface RebuildOptions {
   recencyHalfLifeMs?: number;
   /** Text of the system layer (default none). */
   systemPrompt?: string;
-  /** Analyzer for query terms and key sentences; use the one the store indexes with (default `createSearchAnalyzer()`). */
+  /**
+   * Analyzer for query terms and key sentences; use the one the store indexes with (default
+   * `createSearchAnalyzer()`). Not part of the cache key: one cache should serve one analyzer.
+   */
   analyzer?: SearchAnalyzer;
   /** Rebuild cache; results are keyed by user, query, memory version and these options. */
   cache?: HotCache;
@@ -57,6 +60,8 @@ export interface RebuildOptions {
   neighbourTurns?: number | { before: number; after: number };
   /** Ranking of history turns (defaults in `DEFAULT_HISTORY_TUNING`). */
   history?: Partial<HistoryTuning>;
+  /** Turns never to show in the history layer: the message being answered (it is sent as the user message). */
+  excludeTurnIds?: readonly string[];
 }
 
 /** Tuning of the history layer's ranking. */
@@ -111,6 +116,7 @@ export interface ResolvedRebuildOptions {
   searchLimit: number;
   neighbourTurns: { before: number; after: number };
   history: HistoryTuning;
+  excludeTurnIds: string[];
 }
 
 /** Fills in defaults and checks values; throws a UsageError naming the bad option. */
@@ -148,6 +154,7 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
     touch: options.touch ?? true,
     searchLimit: Math.round(positive('searchLimit', options.searchLimit, Math.min(200, Math.max(40, budgetTokens / 25)))),
     neighbourTurns: neighbourTurnsOf(options.neighbourTurns),
+    excludeTurnIds: [...(options.excludeTurnIds ?? [])].sort(),
     history: {
       neighbourFactor: nonNegative('history.neighbourFactor', options.history?.neighbourFactor, DEFAULT_HISTORY_TUNING.neighbourFactor),
       sessionDamping: nonNegative('history.sessionDamping', options.history?.sessionDamping, DEFAULT_HISTORY_TUNING.sessionDamping),

@@ -118,7 +118,13 @@ export function packContext(candidates: readonly PackCandidate[], budgetTokens: 
     const quota = name === 'system' ? remaining : Math.min(remaining, Math.floor(shares[name] * budgetTokens) + carry);
     s.quota = quota;
     fill(s, quota);
-    carry = name === 'system' ? Math.max(0, Math.floor(shares.system * budgetTokens) - s.used) : quota - s.used;
+    if (name === 'system') {
+      // The prompt may exceed its share; report the share, or what it took beyond it.
+      s.quota = Math.max(Math.floor(shares.system * budgetTokens), s.used);
+      carry = s.quota - s.used;
+    } else {
+      carry = quota - s.used;
+    }
   }
 
   // 2. Protected items, best first, wherever they live.

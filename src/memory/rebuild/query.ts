@@ -25,7 +25,8 @@ export interface QueryInfo {
   dateWindows: Array<{ startMs: number; endMs: number }>;
 }
 
-const DONE_CUES = /\b(done|finished|completed?|closed|cancell?ed)\b|完成|做完|搞定|办完|结束了|取消/iu;
+const DONE_CUES = /\b(done|finish(ed)?|complete[ds]?|closed|cancell?ed)\b|完成|做完|搞定|办完|结束了|取消/iu;
+const CALENDAR_NAME = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december|mon|tue|wed|thu|fri|sat|sun)(day)?$|^(tues|wednes|thurs|satur)day$/i;
 const CAPITALISED = /\b[A-Z][\p{L}'’-]*\p{L}/gu;
 
 const DAY_MS = 86_400_000;
@@ -39,8 +40,8 @@ export function analyseQuery(query: string, analyzer: SearchAnalyzer, projects: 
   const names = new Set<string>();
   for (const match of query.matchAll(CAPITALISED)) {
     const word = match[0].replace(/['’]s$/u, '');
-    // A capitalised stopword ("When", "I") yields no terms.
-    if (analyzer(word).length > 0) names.add(word.toLowerCase());
+    // A capitalised stopword ("When", "I") yields no terms; months and weekdays are dates.
+    if (analyzer(word).length > 0 && !CALENDAR_NAME.test(word)) names.add(word.toLowerCase());
   }
   const lower = query.toLowerCase();
   const projectIds = new Set<string>();

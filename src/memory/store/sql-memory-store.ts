@@ -13,6 +13,7 @@
 import { openWarmDatabase } from '../../store/warm/open.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
 import { createSegmenter } from '../../text/segment.js';
+import { createSearchAnalyzer } from '../analyzer.js';
 import type { MemoryStore, UserMemoryStore } from '../memory-store.js';
 import { accessStats, touch } from './access.js';
 import { assertUserId, userKeyOf, type Analyzer, type StoreContext, type UserScope } from './context.js';
@@ -55,12 +56,15 @@ export interface OpenMemoryStoreOptions {
   now?: () => number;
 }
 
-/** The default analyzer: jieba search-mode segmentation (loaded on first use). */
+/**
+ * The default analyzer, the same one the rebuilder queries with (src/memory/analyzer.ts): jieba
+ * search-mode segmentation, stopwords removed, English stemmed, CJK bigrams; built on first use.
+ */
 export function defaultAnalyzer(): Analyzer {
-  let segment: Analyzer | undefined;
+  let analyze: Analyzer | undefined;
   return (text) => {
-    segment ??= createSegmenter().segment;
-    return segment(text);
+    analyze ??= createSearchAnalyzer({ segmenter: createSegmenter() });
+    return analyze(text);
   };
 }
 

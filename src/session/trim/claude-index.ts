@@ -191,7 +191,7 @@ export async function indexClaudeForTrim(file: string, options: TrimIndexOptions
 
   // one line of look-ahead, so a bad last line without a terminator can be called truncated
   let previous: RawLine | undefined;
-  for await (const batch of readLineBatches(file, options.signal ? { signal: options.signal } : {})) {
+  for await (const batch of readLineBatches(file, { reuseBuffers: true, ...(options.signal ? { signal: options.signal } : {}) })) {
     for (const raw of batch) {
       index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
       if (raw.byteOffset < foldBelow) {

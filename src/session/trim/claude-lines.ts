@@ -118,7 +118,7 @@ export class ClaudeLineTrimmer {
       // removed lines back just before (or, at the end, after) an annotated line. So such a line
       // joins an open run, or waits: into the run if removed lines follow it, else written as is.
       if (writer.runOpen) writer.addToRun(raw);
-      else this.#held.push(raw);
+      else this.#held.push(raw.detach()); // it may wait past its read block
       return undefined;
     }
     if (route.kind === 'removed') {

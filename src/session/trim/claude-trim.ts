@@ -58,7 +58,7 @@ async function trimOnce(opts: ClaudeTrimInput, fold: boolean, foldBelow: number 
     for (const m of index.lines) metaByLine.set(m.line, m);
 
     // pass 3: filter and stub (from where pass 1 stopped handing lines on)
-    for await (const batch of readLineBatches(input, { ...(opts.signal ? { signal: opts.signal } : {}), ...(index.readFrom ? { from: index.readFrom } : {}) })) {
+    for await (const batch of readLineBatches(input, { reuseBuffers: true, ...(opts.signal ? { signal: opts.signal } : {}), ...(index.readFrom ? { from: index.readFrom } : {}) })) {
       for (const raw of batch) {
         const meta = metaByLine.get(raw.line);
         // a folded line is removed unless kept (then it has metadata) or not an object

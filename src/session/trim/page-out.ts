@@ -107,7 +107,7 @@ export class PageOutSink {
     this.#gap = options.cutGapBytes ?? 768 * 1024;
     this.#max = options.maxPackBytes ?? 4 * 1024 * 1024;
     this.#minIds = options.minIdBytes ?? 256 * 1024;
-    this.#maxInFlight = Math.max(1, options.maxInFlight ?? 2);
+    this.#maxInFlight = Math.max(1, options.maxInFlight ?? 4);
     this.#inline = options.inline ?? true;
     this.#onSealed = options.onSealed;
     // room for the largest pack but a giant line: allocations are reused, so most packs never grow

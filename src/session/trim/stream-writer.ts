@@ -158,10 +158,13 @@ export class TrimStreamWriter {
     return part;
   }
 
-  /** Queues a line; the one queued before it is written (or waits for its pack). */
+  /**
+   * Queues a line; the one queued before it is written (or waits for its pack). The line's raw
+   * bytes are copied: it is held back, possibly past the read block they are in.
+   */
   async queue(line: QueuedLine): Promise<void> {
     if (this.#held) await this.#emit(this.#held);
-    this.#held = line;
+    this.#held = line.raw ? { ...line, raw: line.raw.detach() } : line;
   }
 
   /** True when `sealIfDue` has something to do (saves an await per line on hot paths). */

@@ -1,0 +1,159 @@
+/**
+ * A `MemoryStore` with a hot-tier read cache in front of the warm store (DESIGN.md storage tiers:
+ * write warm first, then hot; read hot, then warm; losing the hot tier loses nothing). It caches
+ * what the manager reads on every turn — the task lists, facts and preferences (the time zone
+ * among them), projects, decisions and the memory version that keys cached rebuilds — per user
+ * under the hot-cache kind `memory`, with a TTL. Everything else (turns, search, history, access
+ * statistics, single records) goes straight to the warm store.
+ *
+ * Writes go to the warm store first; once they return (or fail, since a failure after COMMIT
+ * cannot be told apart) the user's cached values are retired. Appending turns retires only the
+ * version, so the record lists survive a chat turn. How staleness is ruled out, across processes
+ * too, is explained in ./cache/read-cache.ts.
+ */
+import type { HotCache, HotCacheLogger } from '../store/hot-cache.js';
+import { createReadCache, type ReadCacheConsistency, type ReadCacheStats, type ReadFamily } from './cache/read-cache.js';
+import type { ListTasksOptions, MemoryStore, UserMemoryStore } from './memory-store.js';
+
+export type { ReadCacheConsistency, ReadCacheStats } from './cache/read-cache.js';
+
+/** Options of `createCachedMemoryStore`. */
+export interface CachedMemoryStoreOptions {
+  /** The warm store (authoritative). */
+  store: MemoryStore;
+  /** The hot tier (in-process LRU or shared Redis). */
+  hot: HotCache;
+  /** Lifetime of cached values, ms (default 300 000 = 5 minutes). */
+  ttlMs?: number;
+  /**
+   * How cached values are checked (default `generation` when `hot.shared`, else `warm-version`):
+   * `generation` trusts generation tokens kept in the shared hot tier and costs no warm query on
+   * a hit; `warm-version` checks the warm store's version on every batch, which a private cache
+   * needs to see writes made by other processes.
+   */
+  consistency?: ReadCacheConsistency;
+  /** Where hot-tier failures the cache itself sees are reported, once per outage (default: nowhere). */
+  logger?: HotCacheLogger;
+}
+
+/** A memory store whose per-turn reads come from the hot tier when they can. */
+export interface CachedMemoryStore extends MemoryStore {
+  /** The warm store underneath. */
+  readonly warm: MemoryStore;
+  readonly hot: HotCache;
+  readonly consistency: ReadCacheConsistency;
+  /** Counters of cached reads (hits, misses, bypassed). */
+  readStats(): ReadCacheStats;
+}
+
+/** Default lifetime of cached values, ms. */
+export const DEFAULT_READ_CACHE_TTL_MS = 5 * 60_000;
+
+const MARKER = Symbol.for('ctxvm.cachedMemoryStore');
+
+/** True for a store made by `createCachedMemoryStore` (so a caller does not wrap it twice). */
+export function isCachedMemoryStore(store: MemoryStore): store is CachedMemoryStore {
+  return (store as unknown as Record<symbol, unknown>)[MARKER] === true;
+}
+
+/** Wraps `options.store` with a read cache in `options.hot`; `close()` closes the warm store, not the cache. */
+export function createCachedMemoryStore(options: CachedMemoryStoreOptions): CachedMemoryStore {
+  const { store: warm, hot } = options;
+  const consistency = options.consistency ?? (hot.shared ? 'generation' : 'warm-version');
+  const cache = createReadCache({
+    hot,
+    consistency,
+    ttlMs: options.ttlMs ?? DEFAULT_READ_CACHE_TTL_MS,
+    warmVersion: (userId) => warm.forUser(userId).version(),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+
+  function forUser(userId: string): UserMemoryStore {
+    const inner = warm.forUser(userId); // checks the user id
+    const read = <T>(key: string | undefined, family: ReadFamily, load: () => Promise<T>): Promise<T> =>
+      key === undefined ? cache.bypass(load) : cache.read(userId, key, family, load);
+    /** Runs a warm write, then retires the cached values it may have changed. */
+    async function write<T>(family: ReadFamily, run: () => Promise<T>, changed: (result: T) => boolean = () => true): Promise<T> {
+      let result: T;
+      try {
+        result = await run();
+      } catch (error) {
+        await cache.wrote(userId, family);
+        throw error;
+      }
+      if (changed(result)) await cache.wrote(userId, family);
+      return result;
+    }
+
+    return {
+      userId: inner.userId,
+      version: () => (consistency === 'warm-version' ? inner.version() : read('version', 'all', () => inner.version())),
+
+      addTurns: (turns) => write('all', () => inner.addTurns(turns), (r) => r.added > 0),
+      getTurns: (ids) => inner.getTurns(ids),
+      recentTurns: (limit) => inner.recentTurns(limit),
+      turnNeighbours: (id, before, after) => inner.turnNeighbours(id, before, after),
+      countTurns: () => inner.countTurns(),
+
+      createTask: (task, turnId) => write('records', () => inner.createTask(task, turnId)),
+      updateTask: (id, patch, turnId) => write('records', () => inner.updateTask(id, patch, turnId), (r) => r !== undefined),
+      deleteTask: (id, turnId) => write('records', () => inner.deleteTask(id, turnId), (r) => r),
+      getTask: (id) => inner.getTask(id),
+      listTasks: (opts) => read(tasksKey(opts), 'records', () => inner.listTasks(opts)),
+
+      ensureProject: (name, turnId) => write('records', () => inner.ensureProject(name, turnId)),
+      getProject: (id) => inner.getProject(id),
+      listProjects: () => read('projects', 'records', () => inner.listProjects()),
+
+      addDecision: (decision, turnId) => write('records', () => inner.addDecision(decision, turnId)),
+      listDecisions: (opts) => read(decisionsKey(opts), 'records', () => inner.listDecisions(opts)),
+
+      setFact: (fact, turnId) => write('records', () => inner.setFact(fact, turnId)),
+      listFacts: (opts) => read(factsKey(opts), 'records', () => inner.listFacts(opts)),
+      getFactByKey: (key) => read(typeof key === 'string' && key !== '' ? `fact:${key}` : undefined, 'records', () => inner.getFactByKey(key)),
+
+      search: (query, opts) => inner.search(query, opts),
+      history: (opts) => inner.history(opts),
+      // Access statistics are not memory content: they change on every rebuild, bump no version
+      // and are not cached.
+      touch: (kind, ids, atMs) => inner.touch(kind, ids, atMs),
+      accessStats: (kind, ids) => inner.accessStats(kind, ids),
+    };
+  }
+
+  const cached: CachedMemoryStore & { [MARKER]: true } = {
+    [MARKER]: true,
+    driver: warm.driver,
+    warm,
+    hot,
+    consistency,
+    forUser,
+    close: () => warm.close(),
+    readStats: () => cache.stats(),
+    ...(warm.dueTasks ? { dueTasks: warm.dueTasks.bind(warm) } : {}),
+  };
+  return cached;
+}
+
+// Cache keys exist only for arguments whose meaning is unambiguous; anything else (a NaN limit,
+// a non-array status) is read from the warm store, which reports it.
+const isCount = (n: unknown) => n === undefined || (typeof n === 'number' && Number.isFinite(n));
+const isOptText = (s: unknown) => s === undefined || typeof s === 'string';
+const plain = (o: unknown) => o === undefined || (typeof o === 'object' && o !== null && !Array.isArray(o));
+
+function tasksKey(o: ListTasksOptions | undefined): string | undefined {
+  if (!plain(o) || !isCount(o?.dueBeforeMs) || !isCount(o?.limit)) return undefined;
+  const status = o?.status;
+  if (status !== undefined && !(Array.isArray(status) && status.every((s) => typeof s === 'string'))) return undefined;
+  return `tasks:${JSON.stringify([status ? [...new Set(status)].sort() : null, o?.dueBeforeMs ?? null, o?.limit ?? null])}`;
+}
+
+function decisionsKey(o: { projectId?: string; limit?: number } | undefined): string | undefined {
+  if (!plain(o) || !isOptText(o?.projectId) || !isCount(o?.limit)) return undefined;
+  return `decisions:${JSON.stringify([o?.projectId ?? null, o?.limit ?? null])}`;
+}
+
+function factsKey(o: { kind?: 'fact' | 'preference' } | undefined): string | undefined {
+  if (!plain(o) || !isOptText(o?.kind)) return undefined;
+  return `facts:${JSON.stringify(o?.kind ?? null)}`;
+}
