@@ -13,6 +13,7 @@
  *   ("跑步", "一百米", "比赛") share a token. The map is data the caller owns; none is built in.
  */
 import { createSegmenter, type Segmenter } from '../text/segment.js';
+import { createTextMemo, type TextMemoOptions } from '../text/text-memo.js';
 
 /** Turns text into index/query terms; the same function must be used for both. */
 export type SearchAnalyzer = (text: string) => string[];
@@ -92,6 +93,23 @@ export function createSearchAnalyzer(options: SearchAnalyzerOptions = {}): Searc
       }
     }
     return out;
+  };
+}
+
+/**
+ * `analyzer` with a bounded memo of its results (see text-memo.ts), for callers that analyse
+ * the same texts again and again (the rebuilder: task titles, sentences of stored turns). The
+ * arrays it returns are shared between calls and frozen.
+ */
+export function memoizeAnalyzer(analyzer: SearchAnalyzer, options: TextMemoOptions = {}): SearchAnalyzer {
+  const memo = createTextMemo<readonly string[]>(options, (terms) => terms.reduce((sum, t) => sum + t.length + 8, 0));
+  return (text) => {
+    let terms = memo.get(text);
+    if (terms === undefined) {
+      terms = Object.freeze(analyzer(text));
+      memo.set(text, terms);
+    }
+    return terms as string[];
   };
 }
 

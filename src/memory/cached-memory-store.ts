@@ -10,6 +10,9 @@
  * cannot be told apart) the user's cached values are retired. Appending turns retires only the
  * version, so the record lists survive a chat turn. How staleness is ruled out, across processes
  * too, is explained in ./cache/read-cache.ts.
+ *
+ * Every method of `UserMemoryStore` is listed here on purpose, none forwarded wholesale: a write
+ * method added to the interface must retire cached values, so it has to be wrapped, not inherited.
  */
 import type { HotCache, HotCacheLogger } from '../store/hot-cache.js';
 import { createReadCache, type ReadCacheConsistency, type ReadCacheStats, type ReadFamily } from './cache/read-cache.js';
@@ -93,6 +96,8 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
       getTurns: (ids) => inner.getTurns(ids),
       recentTurns: (limit) => inner.recentTurns(limit),
       turnNeighbours: (id, before, after) => inner.turnNeighbours(id, before, after),
+      // Optional methods pass through only when the warm store has them (callers fall back).
+      ...(inner.turnNeighbourhoods ? { turnNeighbourhoods: inner.turnNeighbourhoods.bind(inner) } : {}),
       countTurns: () => inner.countTurns(),
 
       createTask: (task, turnId) => write('records', () => inner.createTask(task, turnId)),

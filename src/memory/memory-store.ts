@@ -93,6 +93,11 @@ export interface UserMemoryStore {
   recentTurns(limit: number): Promise<Turn[]>;
   /** Turns around one turn in time order (`before` earlier ones, `after` later ones, itself included). */
   turnNeighbours(id: string, before: number, after: number): Promise<Turn[]>;
+  /**
+   * `turnNeighbours` of several turns at once, keyed by id (ids not stored are missing), in fewer
+   * round trips. Optional: callers fall back to `turnNeighbours` per id.
+   */
+  turnNeighbourhoods?(ids: readonly string[], before: number, after: number): Promise<Map<string, Turn[]>>;
   /** Number of turns stored. */
   countTurns(): Promise<number>;
 

@@ -114,6 +114,8 @@ export interface ObjectStore {
   delete(hash: string, options?: DeleteOptions): Promise<boolean>;
   /** Records that `holder` (e.g. "snapshot:<id>") needs the object; idempotent; `NotFoundError` if absent. */
   ref(hash: string, holder: string): Promise<void>;
+  /** `ref` for many objects and one holder, as one batch (cheaper than one `ref` each). */
+  refMany(hashes: readonly string[], holder: string): Promise<void>;
   /** Drops `holder`'s reference; idempotent; true if that holder held it. */
   unref(hash: string, holder: string): Promise<boolean>;
   /** Holder ids currently referencing the object, sorted. */

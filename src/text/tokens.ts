@@ -14,6 +14,7 @@
 import { UsageError } from '../errors.js';
 import { loadO200kCounter } from './bpe.js';
 import { calibrationForModel } from './calibration.js';
+import { createTextMemo, type TextMemoOptions } from './text-memo.js';
 
 /** Counts tokens for one model family. */
 export interface TokenCounter {
@@ -35,6 +36,12 @@ export interface TokenCounterOptions {
   model?: string;
   /** Explicit calibration factor (> 0); overrides the table. See calibrationFromUsage. */
   calibration?: number;
+  /**
+   * Remember the counts of short texts, so a text counted again costs a map lookup (a context is
+   * rebuilt from mostly the same lines every message); `false` turns it off. Default: texts up
+   * to 2 048 characters, 1 MiB characters in all (see text-memo.ts).
+   */
+  memo?: TextMemoOptions | false;
 }
 
 const ENCODING_NAME = 'o200k_base';
@@ -51,15 +58,28 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
   }
   const name = factor === 1 ? ENCODING_NAME : `${ENCODING_NAME}*${factor}`;
   const scale = (raw: number) => (factor === 1 ? raw : Math.round(raw * factor));
+  const memo = options.memo === false ? undefined : createTextMemo<number>(options.memo);
+  const count = (text: string): number => {
+    checkText(text);
+    let n = memo?.get(text);
+    if (n === undefined) {
+      n = scale(countRaw(text, Number.POSITIVE_INFINITY, scale));
+      memo?.set(text, n);
+    }
+    return n;
+  };
   return {
     name,
     calibration: factor,
-    count: (text) => scale(countRaw(checkText(text), Number.POSITIVE_INFINITY, scale)),
+    count,
     isWithin(text, limitTokens) {
       if (typeof limitTokens !== 'number' || Number.isNaN(limitTokens)) {
         throw new UsageError(`TokenCounter.isWithin: limitTokens must be a number, got ${String(limitTokens)}`);
       }
-      return scale(countRaw(checkText(text), limitTokens, scale)) <= limitTokens;
+      checkText(text);
+      const known = memo?.get(text);
+      if (known !== undefined) return known <= limitTokens;
+      return scale(countRaw(text, limitTokens, scale)) <= limitTokens;
     },
     estimate: (text) => Math.ceil(estimateRaw(checkText(text)) * factor),
   };

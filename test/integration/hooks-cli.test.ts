@@ -238,7 +238,10 @@ describe.skipIf(!haveCorpus || !rolldown)('ctxvm hooks as a real process', () =>
     const tmp = await mkdtemp(join(tmpdir(), 'ctxvm-cli-entry-'));
     await writeFile(join(tmp, 'entry.ts'), ENTRY);
     cli = join(cache, `ctxvm-hooks-cli-${process.pid}.mjs`);
-    await rolldown!.build({ input: join(tmp, 'entry.ts'), platform: 'node', resolve: { extensionAlias: { '.js': ['.ts', '.js'] } }, output: { file: cli, format: 'esm', codeSplitting: false }, logLevel: 'silent' });
+    // Packages stay external (resolved from the repo's node_modules, where the bundle is written):
+    // bundling CommonJS packages such as pg into an ES module breaks their __filename.
+    const external = (id: string) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('node:') && !/^[A-Za-z]:/.test(id);
+    await rolldown!.build({ input: join(tmp, 'entry.ts'), platform: 'node', external, resolve: { extensionAlias: { '.js': ['.ts', '.js'] } }, output: { file: cli, format: 'esm', codeSplitting: false }, logLevel: 'silent' });
     await rm(tmp, { recursive: true, force: true });
   }, 120_000);
   afterAll(async () => {

@@ -1,4 +1,4 @@
-/** `ctxvm memory extract|ingest|context|tasks|history`. */
+/** `ctxvm memory extract|ingest|context|tasks|history` (and export|import|compact from memory-cold.ts). */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ParseError, UsageError } from '../../errors.js';
@@ -11,6 +11,7 @@ import { openMemoryServices, systemTimeZone } from '../memory-services.js';
 import { formatInt, table } from '../format.js';
 import { formatLocalTime } from '../../memory/format-time.js';
 import { parseInstant, parseTimeZoneOption, positiveInt, requireUser } from '../memory-options.js';
+import { registerMemoryCold } from './memory-cold.js';
 
 const STATUSES: readonly TaskStatus[] = ['todo', 'doing', 'done', 'cancelled'];
 
@@ -159,6 +160,8 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
         await services.close();
       }
     });
+
+  registerMemoryCold(memory, ctx); // export, import, compact (memory-cold.ts)
 }
 
 function toIngestTurn(value: unknown, file: string, line: number, byteOffset: number): IngestTurn {

@@ -23,8 +23,9 @@
  * Reads issued in the same tick for one user (the rebuilder asks for facts, tasks, projects and
  * decisions at once) share one `getMany` and one `setMany`. The hot tier is never authoritative:
  * any failure of it is a miss (reads) or a skipped write, reported once per outage through the
- * logger; a generation change that could not be written is retried before the next read of that
- * user, and until it lands that user's reads bypass the cache.
+ * logger; a generation change that could not be written (rejected, or dropped as the hot
+ * cache's error counter shows) is retried before the next read of that user, and until it lands
+ * that user's reads bypass the cache — so values cached before an outage are not served after it.
  */
 import { randomBytes } from 'node:crypto';
 import type { CacheNamespace, HotCache, HotCacheLogger } from '../../store/hot-cache.js';
@@ -127,8 +128,12 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
     if (consistency === 'warm-version') return true; // the warm version moved with the write
     const token = newToken();
     const keys = family === 'records' ? [GEN_KEY.records, GEN_KEY.all] : [GEN_KEY.all];
+    // A hot cache drops a write it cannot deliver without rejecting (the Redis driver repairs it
+    // later by removal); its error counter tells. Any error meanwhile counts as this one: owing a
+    // retirement that did land only costs a retry.
+    const errorsBefore = hot.stats().errors;
     const { ok } = await guarded('invalidation', () => hot.setMany(ns(userId), keys.map((k) => [k, token] as const), ttl), undefined);
-    if (ok) {
+    if (ok && hot.stats().errors === errorsBefore) {
       if (owed.get(userId) === family || family === 'records') owed.delete(userId);
       return true;
     }

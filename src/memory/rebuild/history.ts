@@ -46,6 +46,7 @@ export async function historyCandidates(
   const ranked = turns
     .map((turn) => ({
       turn,
+      order: turnOrder(turn),
       score: combine(
         {
           fullText: fullText.get(`turn:${turn.id}`) ?? 0,
@@ -55,7 +56,7 @@ export async function historyCandidates(
         o.weights,
       ),
     }))
-    .sort((a, b) => b.score - a.score || compareTurns(a.turn, b.turn));
+    .sort((a, b) => b.score - a.score || (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
 
   const byId = new Map<string, Scored>();
   const perSession = new Map<string, number>();
@@ -69,20 +70,19 @@ export async function historyCandidates(
       old.rank = s.rank;
     }
   };
+  const { before, after } = o.neighbourTurns;
+  const around = before + after > 0 ? await neighbourhoods(store, ranked.map((r) => r.turn.id), before, after) : new Map<string, Turn[]>();
   for (const [rank, { turn, score }] of ranked.entries()) {
     const session = groupKey(turn, o);
     const k = perSession.get(session) ?? 0;
     perSession.set(session, k + 1);
     const priority = score / (1 + tuning.sessionDamping * k);
     keep({ turn, priority, hit: true, rank });
-    const { before, after } = o.neighbourTurns;
-    if (before + after > 0) {
-      const around = await store.turnNeighbours(turn.id, before, after);
-      const self = around.findIndex((n) => n.id === turn.id);
-      for (const [i, n] of around.entries()) {
-        if (i === self || excluded.has(n.id) || groupKey(n, o) !== session) continue;
-        keep({ turn: n, priority: priority * Math.pow(tuning.neighbourFactor, Math.abs(i - self)), hit: false, rank });
-      }
+    const near = around.get(turn.id) ?? [];
+    const self = near.findIndex((n) => n.id === turn.id);
+    for (const [i, n] of near.entries()) {
+      if (i === self || excluded.has(n.id) || groupKey(n, o) !== session) continue;
+      keep({ turn: n, priority: priority * Math.pow(tuning.neighbourFactor, Math.abs(i - self)), hit: false, rank });
     }
   }
 
@@ -107,7 +107,7 @@ export async function historyCandidates(
       ...(key !== undefined ? { compact: `${who}: ${key}` } : {}),
       priority: s.priority,
       preferCompact: !s.hit || s.rank >= tuning.fullHits,
-      order: `${instantKey(turn.atMs)}|${naturalKey(turn.id)}`,
+      order: turnOrder(turn),
       group: g,
       groupHeader: `## ${formatDateTime(groupStart.get(g)!, o.timeZone)}`,
     });
@@ -144,8 +144,15 @@ function groupKey(turn: Turn, o: ResolvedRebuildOptions): string {
   return turn.sessionId !== null ? `s:${turn.sessionId}` : `d:${formatDate(turn.atMs, o.timeZone)}`;
 }
 
-function compareTurns(a: Turn, b: Turn): number {
-  const x = `${instantKey(a.atMs)}|${naturalKey(a.id)}`;
-  const y = `${instantKey(b.atMs)}|${naturalKey(b.id)}`;
-  return x < y ? -1 : x > y ? 1 : 0;
+/** Render and tie-break order of a turn: time, then natural id order. */
+function turnOrder(turn: Turn): string {
+  return `${instantKey(turn.atMs)}|${naturalKey(turn.id)}`;
+}
+
+/** `turnNeighbours` of every id, in one batch when the store offers it. */
+async function neighbourhoods(store: UserMemoryStore, ids: readonly string[], before: number, after: number): Promise<Map<string, Turn[]>> {
+  if (store.turnNeighbourhoods) return store.turnNeighbourhoods(ids, before, after);
+  const out = new Map<string, Turn[]>();
+  for (const id of ids) out.set(id, await store.turnNeighbours(id, before, after));
+  return out;
 }

@@ -103,6 +103,7 @@ export function taskCandidates(inputs: RecordInputs, query: QueryInfo, o: Resolv
   const out: PackCandidate[] = [];
   for (const t of inputs.tasks) {
     const open = t.status === 'todo' || t.status === 'doing';
+    if (!open && !query.asksDone) continue;
     const ft = inputs.fullText.get(`task:${t.id}`) ?? 0;
     const mention = Math.max(taskMention(t, query, analyzer), ft >= 0.5 ? ft : 0);
     const asked = mention >= 0.5;

@@ -78,9 +78,16 @@ export function packContext(candidates: readonly PackCandidate[], budgetTokens: 
   const st = (name: LayerName) => states.get(name)!;
   let remaining = budgetTokens;
 
+  // Line costs per candidate and form, so a candidate tried again (leftovers, upgrades) is not recounted.
+  const lineCosts = new Map<PackCandidate, { full?: number; compact?: number }>();
+  const lineCost = (c: PackCandidate, form: Form): number => {
+    let known = lineCosts.get(c);
+    if (!known) lineCosts.set(c, (known = {}));
+    const f = form === 'compact' && c.compact !== undefined ? 'compact' : 'full';
+    return (known[f] ??= cost(`${f === 'compact' ? c.compact : c.full}\n`));
+  };
   const addCost = (s: LayerState, c: PackCandidate, form: Form): number => {
-    const text = form === 'compact' && c.compact !== undefined ? c.compact : c.full;
-    let n = cost(`${text}\n`);
+    let n = lineCost(c, form);
     if (s.placed.size === 0) n += layerOverhead(s.name, cost);
     if (c.group !== undefined && !s.openGroups.has(c.group) && c.groupHeader) n += cost(`${c.groupHeader}\n`);
     return n;
@@ -153,7 +160,7 @@ export function packContext(candidates: readonly PackCandidate[], budgetTokens: 
   const upgradable = VOLATILE.flatMap((name) => [...st(name).placed].filter(([c, form]) => form === 'compact' && c.compact !== c.full).map(([c]) => c)).sort(byPriority);
   for (const c of upgradable) {
     const s = st(c.layer);
-    const delta = cost(`${c.full}\n`) - cost(`${c.compact}\n`);
+    const delta = lineCost(c, 'full') - lineCost(c, 'compact');
     if (delta <= remaining) {
       s.placed.set(c, 'full');
       s.used += delta;

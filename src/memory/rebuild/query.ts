@@ -49,7 +49,12 @@ export function analyseQuery(query: string, analyzer: SearchAnalyzer, projects: 
     const name = p.name.trim().toLowerCase();
     if (name.length > 0 && (lower.includes(name) || coverage(analyzer(name), terms) === 1)) projectIds.add(p.id);
   }
-  return { text: query, terms, names, projectIds, asksDone: DONE_CUES.test(query), dateWindows: dateWindows(query, nowMs, timeZone) };
+  return { text: query, terms, names, projectIds, asksDone: asksAboutDone(query), dateWindows: dateWindows(query, nowMs, timeZone) };
+}
+
+/** Whether `query` asks about finished or cancelled tasks (only then are closed tasks candidates). */
+export function asksAboutDone(query: string): boolean {
+  return DONE_CUES.test(query);
 }
 
 /** Windows around the calendar dates in `query`; a date without a year that lies ahead means last year's. */

@@ -5,7 +5,7 @@
  * deterministically, and records what was used so it weighs more next time.
  */
 import { sha256Hex } from '../../core/hash.js';
-import { createSearchAnalyzer, type SearchAnalyzer } from '../analyzer.js';
+import { createSearchAnalyzer, memoizeAnalyzer, type SearchAnalyzer } from '../analyzer.js';
 import type { RebuiltContext } from '../context.js';
 import type { MemoryKind } from '../model.js';
 import type { UserMemoryStore } from '../memory-store.js';
@@ -13,18 +13,20 @@ import { historyCandidates } from './history.js';
 import { activeProject, memoryCandidates, profileCandidates, projectCandidates, systemCandidates, taskCandidates, type RecordInputs } from './layers.js';
 import { optionsHash, resolveRebuildOptions, type RebuildOptions } from './options.js';
 import { packContext } from './pack.js';
-import { analyseQuery } from './query.js';
+import { analyseQuery, asksAboutDone } from './query.js';
 import { normaliseHits } from './score.js';
 
 /** Hot-cache kind of rebuild results. */
 export const REBUILD_CACHE_KIND = 'rebuild';
 
+// The default analyzer remembers what it analysed: task titles and the sentences of stored
+// turns come back on every rebuild. (An analyzer passed in options is used as it is.)
 let defaultAnalyzer: SearchAnalyzer | undefined;
 
 /** Builds the context for `query` from `store`'s memory; see `RebuildOptions` for the knobs. */
 export async function rebuildContext(store: UserMemoryStore, query: string, options: RebuildOptions): Promise<RebuiltContext> {
   const o = resolveRebuildOptions(options);
-  const analyzer = options.analyzer ?? (defaultAnalyzer ??= createSearchAnalyzer());
+  const analyzer = options.analyzer ?? (defaultAnalyzer ??= memoizeAnalyzer(createSearchAnalyzer()));
   const version = await store.version();
   const ns = { userId: store.userId, kind: REBUILD_CACHE_KIND };
   const key = sha256Hex(JSON.stringify([query, version, optionsHash(o)]));
@@ -36,9 +38,10 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     }
   }
 
+  // Closed tasks are candidates only when the query asks about finished work.
   const [facts, tasks, projects, decisions] = await Promise.all([
     store.listFacts(),
-    store.listTasks(),
+    store.listTasks(asksAboutDone(query) ? {} : { status: ['todo', 'doing'] }),
     store.listProjects(),
     store.listDecisions(),
   ]);

@@ -76,7 +76,23 @@ export function compareStrings(a: string, b: string): number {
 
 /** A sort key for ids with numbers in them ("D1:9" before "D1:10"): digit runs are zero-padded. */
 export function naturalKey(id: string): string {
-  return id.replace(/\d+/g, (digits) => digits.replace(/^0+(?=\d)/, '').padStart(12, '0'));
+  // A hand-written scan: this runs for every candidate of every rebuild (and in sort comparators).
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < id.length; ) {
+    const c = id.charCodeAt(i);
+    if (c < 48 || c > 57) {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < id.length && id.charCodeAt(end) >= 48 && id.charCodeAt(end) <= 57) end++;
+    let start = i;
+    while (start < end - 1 && id.charCodeAt(start) === 48) start++; // leading zeros, keeping one digit
+    out += id.slice(from, i) + id.slice(start, end).padStart(12, '0');
+    from = i = end;
+  }
+  return from === 0 ? id : out + id.slice(from);
 }
 
 /** A fixed-width sort key for an instant (Unix ms, may be negative). */

@@ -26,7 +26,7 @@ import { ensureProject, getProject, listProjects } from './projects.js';
 import { num, type Row } from './rows.js';
 import { search } from './search.js';
 import { createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.js';
-import { addTurns, countTurns, getTurns, recentTurns, turnNeighbours } from './turns.js';
+import { addTurns, countTurns, getTurns, recentTurns, turnNeighbourhoods, turnNeighbours } from './turns.js';
 
 export type { Analyzer } from './context.js';
 
@@ -124,6 +124,7 @@ function userStore(scope: UserScope): UserMemoryStore {
     getTurns: (ids) => getTurns(scope, ids),
     recentTurns: (limit) => recentTurns(scope, limit),
     turnNeighbours: (id, before, after) => turnNeighbours(scope, id, before, after),
+    turnNeighbourhoods: (ids, before, after) => turnNeighbourhoods(scope, ids, before, after),
     countTurns: () => countTurns(scope),
     createTask: (task, turnId) => createTask(scope, task, turnId),
     updateTask: (id, patch, turnId) => updateTask(scope, id, patch, turnId),

@@ -99,7 +99,8 @@ const turnOf = (userId: string, value: unknown): Turn => {
   return { id: v.id, userId, role: v.role, speaker: v.speaker ?? null, text: v.text, atMs: v.atMs, sessionId: v.sessionId ?? null };
 };
 
-const holderOf = (userId: string, segmentNo: number): string =>
+/** The object-store holder of a user's closed segment (also used by archive-compaction.ts). */
+export const holderOf = (userId: string, segmentNo: number): string =>
   `turn-archive:${createHash('sha256').update(userId, 'utf8').digest('hex').slice(0, 32)}:${segmentNo}`;
 
 function segmentFromRow(r: Row): ArchiveSegment {

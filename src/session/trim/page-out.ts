@@ -12,9 +12,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ByteBuffer } from '../../core/byte-buffer.js';
-import { sha256Hex } from '../../core/hash.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import type { PackPart } from './annotation.js';
+import { sha256Hex } from '../../core/hash.js';
 import { liftLineInto } from './lift.js';
 
 /** A pack or id object being filled (no `hash` yet) or sealed. */
@@ -52,11 +52,9 @@ export interface PageOutOptions {
   maxPackBytes?: number;
   /** The id object is sealed with a pack once it holds this many bytes (default 256 KiB). */
   minIdBytes?: number;
-  /** Puts (compression and write) running at once (default 2). */
+  /** Stores in flight at once (default 3; each is compressed and written on this thread). */
   maxInFlight?: number;
-  /** Compress on the calling thread (see `PutOptions.inline`; default true). */
-  inline?: boolean;
-  /** Called after objects are sealed (their `hash` set), before their puts are awaited. */
+  /** Called after each object is sealed (its handle's `hash` set) and stored. */
   onSealed?: () => void | Promise<void>;
 }
 
@@ -86,7 +84,6 @@ export class PageOutSink {
   readonly #max: number;
   readonly #minIds: number;
   readonly #maxInFlight: number;
-  readonly #inline: boolean;
   readonly #onSealed: (() => void | Promise<void>) | undefined;
   #text: ByteBuffer;
   #ids: ByteBuffer;
@@ -107,8 +104,7 @@ export class PageOutSink {
     this.#gap = options.cutGapBytes ?? 768 * 1024;
     this.#max = options.maxPackBytes ?? 4 * 1024 * 1024;
     this.#minIds = options.minIdBytes ?? 256 * 1024;
-    this.#maxInFlight = Math.max(1, options.maxInFlight ?? 4);
-    this.#inline = options.inline ?? true;
+    this.#maxInFlight = Math.max(1, options.maxInFlight ?? 3);
     this.#onSealed = options.onSealed;
     // room for the largest pack but a giant line: allocations are reused, so most packs never grow
     this.#packCapacity = this.#max + 256 * 1024;
@@ -194,60 +190,54 @@ export class PageOutSink {
 
   /**
    * Seals the open pack if a cut point was passed (or, with `force`, whatever it holds, and the
-   * id object too), starts storing it, then waits while too many puts are in flight.
+   * id object too) and starts storing it, then waits while too many seals are in flight.
    */
   async sealIfDue(force = false): Promise<void> {
     if (this.#failure) throw this.#failure;
     if (!this.#due && !force) return;
-    let sealed = false;
     if (this.#text.length > 0) {
-      const grown = this.#text.capacity > this.#packCapacity;
-      const bytes = this.#text.take(this.#spare.pop());
-      const handle = this.#pack;
-      handle.hash = sha256Hex(bytes);
-      this.#pack = newHandle();
       // an allocation grown for a giant line is not kept for reuse
-      this.#put(bytes, handle.hash, grown ? undefined : this.#spare);
-      sealed = true;
+      const reuse = this.#text.capacity <= this.#packCapacity;
+      this.#seal(this.#pack, this.#text.take(this.#spare.pop()), reuse);
+      this.#pack = newHandle();
     }
     this.#due = false;
     if (this.#ids.length > 0 && (force || this.#ids.length >= this.#minIds)) {
-      const bytes = this.#ids.take();
-      const handle = this.#idHandle;
-      handle.hash = sha256Hex(bytes);
+      this.#seal(this.#idHandle, this.#ids.take(), false);
       this.#idHandle = newHandle();
-      this.#put(bytes, handle.hash);
-      sealed = true;
     }
-    if (sealed) await this.#onSealed?.();
     while (this.#inFlight.size > this.#maxInFlight) await Promise.race(this.#inFlight);
     if (this.#failure) throw this.#failure;
   }
 
-  /** Seals everything and waits until every put has finished; rejects with the first failure. */
+  /** Seals everything and waits until every object is stored; rejects with the first failure. */
   async finish(): Promise<void> {
     await this.sealIfDue(true);
     await Promise.all(this.#inFlight);
     if (this.#failure) throw this.#failure;
   }
 
-  /** Waits for puts in flight, ignoring failures (cleanup after an error). */
+  /** Waits for work in flight, ignoring failures (cleanup after an error). */
   async settle(): Promise<void> {
     await Promise.allSettled(this.#inFlight);
   }
 
-  #put(bytes: Buffer, hash: string, recycle?: Buffer[]): void {
+  /** Hashes `bytes`, stores them (compressed on this thread, see `PutOptions.inline`), reports it. */
+  #seal(handle: PageOutHandle, bytes: Buffer, reuse: boolean): void {
+    const hash = sha256Hex(bytes);
+    handle.hash = hash;
     this.#objects.add(hash);
-    const task: Promise<void> = this.#store.put(bytes, { knownHash: hash, inline: this.#inline }).then(
-      () => {
-        // the store is done with the bytes: their allocation takes the next pack (fewer
-        // allocations of a MiB each mean fewer garbage collections and a flatter RSS)
-        if (recycle && recycle.length < this.#maxInFlight + 1) recycle.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
-      },
-      (error: unknown) => {
+    const task = this.#store
+      .put(bytes, { knownHash: hash, inline: true })
+      .then(async () => {
+        // the store is done with the bytes: their allocation takes a later pack (fewer
+        // allocations of MiBs mean fewer garbage collections and a flatter RSS)
+        if (reuse && this.#spare.length <= this.#maxInFlight) this.#spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
+        await this.#onSealed?.();
+      })
+      .catch((error: unknown) => {
         this.#failure ??= error;
-      },
-    );
+      });
     const tracked = task.finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
   }

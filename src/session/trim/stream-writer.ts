@@ -103,6 +103,7 @@ export class TrimStreamWriter {
   #held: QueuedLine | undefined;
   #waiting: Waiting[] = [];
   #waitingBytes = 0;
+  #flushing: Promise<void> = Promise.resolve();
 
   private constructor(writer: JsonlWriter, store: ObjectStore, options: TrimStreamWriterOptions) {
     this.#writer = writer;
@@ -185,6 +186,7 @@ export class TrimStreamWriter {
     if (this.#held) await this.#emit(this.#held);
     this.#held = undefined;
     await this.#sink.finish();
+    await this.#flushWaiting();
     if (this.#waiting.length > 0) throw new CtxvmError('E_INTERNAL', 'trimmed lines still wait for a pack after the last one was sealed');
     if (check) {
       await this.#writer.flush();
@@ -197,7 +199,7 @@ export class TrimStreamWriter {
     }
     const holder = `trim:${randomUUID()}`;
     const hashes = [...this.#sink.objects];
-    for (let i = 0; i < hashes.length; i += 32) await Promise.all(hashes.slice(i, i + 32).map((h) => this.#store.ref(h, holder)));
+    await this.#store.refMany(hashes, holder);
     // the objects and their references are durable before the trimmed file appears
     await this.#store.flush();
     await this.#writer.close();
@@ -251,10 +253,15 @@ export class TrimStreamWriter {
     this.#waitingBytes += text.length;
   }
 
-  /** Writes, in order, every waiting line whose packs are all sealed now. */
-  async #flushWaiting(): Promise<void> {
-    let written = 0;
-    for (const entry of this.#waiting) {
+  /** Writes, in order, every waiting line whose packs are all sealed now (one drain at a time). */
+  #flushWaiting(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#drainWaiting());
+    return this.#flushing;
+  }
+
+  async #drainWaiting(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      const entry = this.#waiting[0]!;
       if (entry.handles.length > 0) {
         const open: PageOutHandle[] = [];
         for (const h of entry.handles) {
@@ -262,12 +269,12 @@ export class TrimStreamWriter {
           else open.push(h);
         }
         entry.handles = open;
-        if (open.length > 0) break;
+        if (open.length > 0) return;
       }
+      // written before it leaves the queue, so a line queued meanwhile waits behind it
       await this.#writer.writeRaw(entry.text);
+      this.#waiting.shift();
       this.#waitingBytes -= entry.text.length;
-      written++;
     }
-    if (written > 0) this.#waiting = this.#waiting.slice(written);
   }
 }

@@ -7,9 +7,10 @@
  * is simply the number of markers. A crash mid-ref leaves only a stray temp file, which is not
  * counted as a holder and is cleaned by gc.
  */
+import { existsSync } from 'node:fs';
 import { readdir, readFile, rm, rmdir, unlink, access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../core/atomic-file.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../../core/atomic-file.js';
 import { ioError } from '../../errors.js';
 import { errnoCode, type FsLayout } from './objects-fs-layout.js';
 
@@ -36,6 +37,30 @@ export async function addMarker(layout: FsLayout, hash: string, holder: string, 
       return;
     } catch (error) {
       if (attempt >= 5 || errnoCode((error as { cause?: unknown }).cause) !== 'ENOENT') throw error;
+    }
+  }
+}
+
+/**
+ * Writes `holder`'s markers for many hashes on the calling thread (a few syscalls each, no
+ * thread-pool round trips): for a holder that references a batch of objects at once.
+ */
+export function addMarkersSync(layout: FsLayout, hashes: readonly string[], holder: string, unsynced?: Set<string>): void {
+  const content = Buffer.from(holder, 'utf8');
+  const knownDirs = new Set<string>(); // the fan-out levels above the marker folders, once each
+  for (const hash of hashes) {
+    const path = layout.refPath(hash, holder);
+    if (existsSync(path)) continue;
+    // as in addMarker: a gc may remove the marker directory between its creation and the write
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (attempt > 1) knownDirs.clear();
+        writeFileAtomicSync(path, [content], { sync: !unsynced, knownDirs });
+        unsynced?.add(path);
+        break;
+      } catch (error) {
+        if (attempt >= 5 || errnoCode((error as { cause?: unknown }).cause) !== 'ENOENT') throw error;
+      }
     }
   }
 }

@@ -6,10 +6,11 @@
  * without a second write). Either way a reader never sees a partial object, and two writers of
  * the same content (threads or processes) produce interchangeable files.
  */
+import { statSync, utimesSync } from 'node:fs';
 import { mkdir, open, rename, rm, utimes } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createAtomicWriter, withAtomicWriter } from '../../core/atomic-file.js';
+import { createAtomicWriter, withAtomicWriter, writeFileAtomicSync } from '../../core/atomic-file.js';
 import { createSha256, sha256Hex } from '../../core/hash.js';
 import { CtxvmError, IntegrityError, UsageError, ioError } from '../../errors.js';
 import { compressBuffer, compressBufferSync, createCompressStream, resolveCodec, type CodecSettings } from '../object-codec.js';
@@ -51,9 +52,44 @@ export interface FsWriteContext {
   knownDirs: Set<string>;
 }
 
+/** Compressed payload and codec for `bytes` (kept raw when small or incompressible). */
+function encodePayload(bytes: Buffer, settings: CodecSettings, compressed: Buffer | undefined): { payload: Buffer; settings: CodecSettings } {
+  if (compressed === undefined || compressed.length >= bytes.length) return { payload: bytes, settings: RAW };
+  return { payload: compressed, settings };
+}
+
+function inlinePayload(ctx: FsWriteContext, bytes: Buffer, put: PutOptions): { payload: Buffer; settings: CodecSettings } {
+  const wanted = settingsFor(ctx, put);
+  const compress = wanted.codec !== 'none' && bytes.length >= MIN_COMPRESS_BYTES;
+  return encodePayload(bytes, wanted, compress ? compressBufferSync(bytes, wanted) : undefined);
+}
+
+/**
+ * `putBuffer` for `inline` puts of new objects: compression and the atomic write happen on the
+ * calling thread, with no thread-pool round trip. Undefined when the object may already exist
+ * (the asynchronous path then deduplicates and refreshes it).
+ */
+function putNewInline(ctx: FsWriteContext, bytes: Buffer, hash: string, put: PutOptions): ObjectInfo | undefined {
+  const path = ctx.layout.objectPath(hash);
+  if (statSync(path, { throwIfNoEntry: false })) return undefined;
+  const { payload, settings } = inlinePayload(ctx, bytes, put);
+  const dir = dirname(path);
+  writeFileAtomicSync(path, [encodeHeader(settings.codec), payload, encodeTrailer(bytes.length)], { sync: !ctx.unsynced, knownDirs: ctx.knownDirs });
+  ctx.unsynced?.add(path);
+  if (ctx.injectedClock) {
+    const stamp = new Date(ctx.now());
+    utimesSync(path, stamp, stamp);
+  }
+  return { hash, size: bytes.length, storedSize: HEADER_BYTES + payload.length + TRAILER_BYTES, existed: false };
+}
+
 /** Stores a whole buffer (see `ObjectStore.put`). */
 export async function putBuffer(ctx: FsWriteContext, bytes: Buffer, put?: PutOptions): Promise<ObjectInfo> {
   const hash = put?.knownHash ?? sha256Hex(bytes);
+  if (put?.inline) {
+    const stored = putNewInline(ctx, bytes, hash, put);
+    if (stored) return stored;
+  }
   const existing = await touchExisting(ctx, hash);
   if (existing) return existing;
 
@@ -62,7 +98,7 @@ export async function putBuffer(ctx: FsWriteContext, bytes: Buffer, put?: PutOpt
   if (settings.codec === 'none' || bytes.length < MIN_COMPRESS_BYTES) {
     settings = RAW;
   } else {
-    const compressed = put?.inline ? compressBufferSync(bytes, settings) : await compressBuffer(bytes, settings);
+    const compressed = await compressBuffer(bytes, settings);
     // Already-compressed input (images, archives) grows; keep such objects raw.
     if (compressed.length < bytes.length) payload = compressed;
     else settings = RAW;

@@ -11,10 +11,11 @@
  *   objects-fs-refs.ts    one marker file per holder
  *   objects-fs-gc.ts      list and lock-free garbage collection
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { syncPaths } from '../../core/atomic-file.js';
-import { isSha256Hex } from '../../core/hash.js';
+import { assertSha256Hex, isSha256Hex } from '../../core/hash.js';
 import { Readable } from 'node:stream';
 import { CtxvmError, NotFoundError, UsageError, ioError } from '../../errors.js';
 import { resolveCodec } from '../object-codec.js';
@@ -22,7 +23,7 @@ import { DEFAULT_GC_GRACE_MS, assertHolder, type ObjectCodecName, type ObjectSto
 import { collectGarbage, findInTrash, listHashes, rescueFromTrash } from './objects-fs-gc.js';
 import { createFsLayout, errnoCode } from './objects-fs-layout.js';
 import { existsAtPath, readObject, readObjectChunks, statObject } from './objects-fs-read.js';
-import { addMarker, readHolders, removeAllMarkers, removeMarker, pruneMarkerDir } from './objects-fs-refs.js';
+import { addMarker, addMarkersSync, readHolders, removeAllMarkers, removeMarker, pruneMarkerDir } from './objects-fs-refs.js';
 import { putBuffer, putStream, toBuffer, type FsWriteContext } from './objects-fs-write.js';
 
 export { MIN_COMPRESS_BYTES } from './objects-fs-write.js';
@@ -57,6 +58,18 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
     injectedClock: options.now !== undefined,
     knownDirs: new Set(),
     ...(unsynced ? { unsynced } : {}),
+  };
+
+  const ref = async (hash: string, holder: string): Promise<void> => {
+    assertHolder(holder);
+    await addMarker(layout, hash, holder, unsynced);
+    // Marker first, then the existence check: a gc that moved the object aside before this
+    // check sees the marker when it looks again, or the object is rescued from the trash here
+    // (see objects-fs-gc.ts).
+    if (!(await existsAtPath(layout, hash)) && !(await rescueFromTrash(layout, hash)) && !(await existsAtPath(layout, hash))) {
+      await removeMarker(layout, hash, holder);
+      throw new NotFoundError(`object ${hash} not found in ${layout.root}: cannot add a reference for "${holder}"`);
+    }
   };
 
   return {
@@ -108,16 +121,14 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
       return existed;
     },
 
-    async ref(hash, holder) {
+    ref,
+
+    async refMany(hashes, holder) {
       assertHolder(holder);
-      await addMarker(layout, hash, holder, unsynced);
-      // Marker first, then the existence check: a gc that moved the object aside before this
-      // check sees the marker when it looks again, or the object is rescued from the trash here
-      // (see objects-fs-gc.ts).
-      if (!(await existsAtPath(layout, hash)) && !(await rescueFromTrash(layout, hash)) && !(await existsAtPath(layout, hash))) {
-        await removeMarker(layout, hash, holder);
-        throw new NotFoundError(`object ${hash} not found in ${layout.root}: cannot add a reference for "${holder}"`);
-      }
+      for (const hash of hashes) assertSha256Hex(hash);
+      addMarkersSync(layout, hashes, holder, unsynced);
+      // the same existence check as `ref`; objects that are there (nearly all) cost one stat
+      for (const hash of hashes) if (!existsSync(layout.objectPath(hash))) await ref(hash, holder);
     },
 
     async unref(hash, holder) {

@@ -9,7 +9,10 @@
  * locked run on the same schema (in any process), and gives it back after COMMIT/ROLLBACK. The
  * driver locks the runs of a transaction that already conflicted, so under contention writers
  * fall back to taking turns. The lock is taken before BEGIN on purpose: a SERIALIZABLE snapshot
- * starts at the first statement, and one taken while waiting would already be stale.
+ * starts at the first statement, and one taken while waiting would already be stale. Unlocked
+ * runs take the same lock in shared mode for their transaction, which costs nothing until a
+ * locked run waits: it then waits for them, later ones wait for it, and it cannot conflict.
+ * (An unlocked run that waited has a stale snapshot and may conflict once; it then retries locked.)
  */
 import type { PoolClient, QueryResult } from 'pg';
 import { CtxvmError } from '../../errors.js';
@@ -103,7 +106,10 @@ export async function runTransaction<T>(client: PoolClient, fn: (tx: SqlExecutor
         await client.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
         holdsLock = true;
       }
-      await client.query(`BEGIN ISOLATION LEVEL ${ctx.isolation}`);
+      // An optimistic run holds the contention lock *shared* for its transaction (one round trip
+      // with BEGIN), so a locked run waits for the optimistic ones in flight and new ones queue
+      // behind it: a locked run then runs alone and cannot conflict again (no starvation).
+      await client.query(locked ? `BEGIN ISOLATION LEVEL ${ctx.isolation}` : `BEGIN ISOLATION LEVEL ${ctx.isolation}; SELECT pg_advisory_xact_lock_shared(${LOCK_KEY})`);
     } catch (cause) {
       broken ??= cause as Error;
       throw isConnectionError(cause) ? connectError(ctx.url, cause) : statementError(ctx.url, cause);

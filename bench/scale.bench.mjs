@@ -1,0 +1,279 @@
+// Scale benchmark of the memory engine (Step 5 targets: rebuild p95 < 20 ms on PostgreSQL + Redis
+// at 1M memories; hot-tier hit rate >= 80% on a replayed workload). For each warm backend:
+//   1. bulk load: SCALE_USERS users x SCALE_MEMORIES memories (93% raw turns through addTurns
+//      batches of SCALE_BATCH in one transaction each, the rest tasks, facts, decisions and
+//      projects through the store API, with history) -> ingest throughput and database size;
+//   2. uncached rebuilds: buildContext with no hot tier for random users and questions -> the
+//      cost of a miss, p50/p95/p99;
+//   3. replay: SCALE_REQUESTS requests from Zipf-distributed users (s = 1.1), each asking one of
+//      a few recurring questions (Zipf too), with a memory write (task created or completed,
+//      preference changed, a turn) for SCALE_WRITE_PCT% of the requests; simulated time moves
+//      SCALE_TICK_MS per request. Through the manager with the hot tier (Redis when reachable,
+//      else the in-process LRU; SCALE_HOT=lru|redis forces one) -> rebuild latency p50/p95/p99
+//      and hit rates (rebuild results, cached reads, every hot-tier lookup).
+//
+// Usage: npm run build && node bench/scale.bench.mjs            (1000 x 1000 = 1M per backend)
+//        SCALE_USERS=100 node bench/scale.bench.mjs             (quick: 100k)
+// Env: SCALE_BACKENDS=sqlite,postgres  DATABASE_URL (default postgres://postgres:postgres@127.0.0.1:5432/ctxvm_test)
+//      REDIS_URL (default redis://127.0.0.1:6379)  SCALE_REQUESTS (20000)  SCALE_UNCACHED (300)
+//      SCALE_WRITE_PCT (5)  SCALE_TICK_MS (50)  SCALE_BATCH (500)  CTXVM_DIST (default dist/)
+//      KEEP=1 keeps the SQLite file and the PostgreSQL schema. --json prints one JSON document.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { percentile, root } from './lib.mjs';
+
+const env = process.env;
+const dist = env.CTXVM_DIST ?? join(root, 'dist');
+const load = (path) => import(pathToFileURL(join(dist, path)).href);
+const json = process.argv.includes('--json');
+const log = (...a) => { if (!json) console.log(...a); };
+const progress = (s) => { if (!json && process.stderr.isTTY) process.stderr.write(`\r${s}\x1b[K`); };
+
+const USERS = Number(env.SCALE_USERS ?? 1000);
+const MEMORIES = Number(env.SCALE_MEMORIES ?? 1000);
+const REQUESTS = Number(env.SCALE_REQUESTS ?? 20_000);
+const UNCACHED = Number(env.SCALE_UNCACHED ?? 300);
+const WRITE_PCT = Number(env.SCALE_WRITE_PCT ?? 5);
+const TICK_MS = Number(env.SCALE_TICK_MS ?? 50);
+const BATCH = Number(env.SCALE_BATCH ?? 500);
+const BACKENDS = (env.SCALE_BACKENDS ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
+const PG_URL = env.DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/ctxvm_test';
+const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const { openWarmDatabase } = await load('store/warm/open.js');
+const { createSqlMemoryStore } = await load('memory/store/sql-memory-store.js');
+const { createCachedMemoryStore } = await load('memory/cached-memory-store.js');
+const { createMemoryManager } = await load('memory/manager.js');
+const { createLruHotCache } = await load('store/drivers/hot-lru.js');
+const { createRedisHotCache } = await load('store/drivers/hot-redis.js');
+const { createTokenCounter } = await load('text/tokens.js');
+
+// --- deterministic data ---------------------------------------------------------------------
+let seed = 42;
+const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+const ZH_SUBJ = ['项目评审', '周报', '预算', '客户会议', '季度总结', '合同', '招聘', '发布计划', '服务器迁移', '测试报告', '设计稿', '年会', '体检', '机票', '房租', '数据库方案', '培训', '报销'];
+const ZH_VERB = ['讨论了', '完成了', '推迟了', '需要准备', '提交了', '更新了', '确认了', '跟进'];
+const ZH_TAIL = ['，大家都同意。', '，下周再看。', '，还有些问题。', '。', '，老板很满意。', '，需要再改一版。'];
+const EN_SUBJ = ['the release notes', 'the budget review', 'the hiring plan', 'the database migration', 'the client demo', 'the marketing deck', 'the offsite', 'the security audit', 'the roadmap', 'the onboarding doc'];
+const EN_VERB = ['we discussed', 'I finished', 'we postponed', 'I need to prepare', 'Sam reviewed', 'we shipped', 'Lee asked about'];
+const EN_TAIL = ['.', ' and it went well.', ', more next week.', ' but there are open questions.', ' with the team.'];
+const sentence = () => (rnd() < 0.5 ? `${pick(ZH_VERB)}${pick(ZH_SUBJ)}${pick(ZH_TAIL)}` : `${pick(EN_VERB)} ${pick(EN_SUBJ)}${pick(EN_TAIL)}`);
+// Recurring and related questions: what users ask their assistant again and again.
+const QUESTIONS = ['我今天有什么任务？', 'what are my open tasks?', '周报什么时候交？', 'when is the budget review?', '项目评审准备得怎么样了？', '上次讨论的数据库方案是什么？', 'what did we decide about the release notes?', '帮我总结一下本周的工作', 'remind me what is due this week', '客户会议的结论是什么？'];
+
+/** Zipf sampler over 0..n-1 with exponent s (rank 0 most frequent). */
+function zipf(n, s) {
+  const cdf = [];
+  let acc = 0;
+  for (let i = 1; i <= n; i++) cdf.push((acc += 1 / i ** s));
+  for (let i = 0; i < n; i++) cdf[i] /= acc;
+  return () => {
+    const x = rnd();
+    let lo = 0, hi = n - 1;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (cdf[m] < x) lo = m + 1; else hi = m; }
+    return lo;
+  };
+}
+
+const T0 = Date.parse('2026-01-05T00:00:00Z');
+const userId = (i) => `user-${String(i).padStart(5, '0')}`;
+const stats = (xs) => ({ n: xs.length, p50: round(percentile(xs, 50)), p95: round(percentile(xs, 95)), p99: round(percentile(xs, 99)), max: round(Math.max(...xs)) });
+const round = (x) => Math.round(x * 100) / 100;
+const since = (t) => Number(process.hrtime.bigint() - t) / 1e6;
+
+// --- backends -------------------------------------------------------------------------------
+async function openBackend(name) {
+  if (name === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'ctxvm-scale-'));
+    const file = join(dir, 'ctxvm.db');
+    const db = await openWarmDatabase({ db: file });
+    return {
+      db,
+      where: file,
+      async size() {
+        let bytes = 0;
+        for (const f of [file, `${file}-wal`]) bytes += (await stat(f).catch(() => ({ size: 0 }))).size;
+        return bytes;
+      },
+      async dispose() {
+        await db.close();
+        if (!env.KEEP) await rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  if (name === 'postgres') {
+    const { default: pg } = await import('pg');
+    const schema = `ctxvm_scale_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const db = await openWarmDatabase({ db: PG_URL, postgres: { searchPath: schema, poolSize: 4 } });
+    return {
+      db,
+      where: `${PG_URL.replace(/:[^:@/]+@/, ':***@')} schema ${schema}`,
+      async size() {
+        const r = await admin.query(`SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')`, [schema]);
+        return Number(r.rows[0].n);
+      },
+      async dispose() {
+        await db.close();
+        if (!env.KEEP) await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+        await admin.end();
+      },
+    };
+  }
+  throw new Error(`unknown backend ${name}`);
+}
+
+async function openHot(tag) {
+  const want = env.SCALE_HOT ?? 'auto';
+  if (want !== 'lru') {
+    const prefix = `ctxvm-scale-${tag}-${Date.now().toString(36)}`;
+    const cache = await createRedisHotCache({ url: REDIS_URL, keyPrefix: prefix });
+    // Probe: a Redis that is down still yields a cache (that only misses); fall back to the LRU.
+    await cache.set({ userId: 'probe', kind: 'probe' }, 'k', 1, { ttlMs: 10_000 });
+    if ((await cache.get({ userId: 'probe', kind: 'probe' }, 'k')) === 1) {
+      return { cache, name: 'redis', async dispose() { await cache.close(); await deleteKeys(prefix); } };
+    }
+    await cache.close();
+    if (want === 'redis') throw new Error(`SCALE_HOT=redis but ${REDIS_URL} does not answer`);
+  }
+  const cache = createLruHotCache({ maxEntries: 200_000, maxBytes: 512 * 1024 * 1024 });
+  return { cache, name: 'lru', dispose: () => cache.close() };
+}
+
+async function deleteKeys(prefix) {
+  const { createClient } = await import('redis');
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1000 })) if (keys.length) await client.del(keys);
+  client.destroy();
+}
+
+// --- phases ---------------------------------------------------------------------------------
+async function bulkLoad(store) {
+  const nRecords = Math.max(5, Math.round(MEMORIES * 0.07));
+  const nTurns = MEMORIES - nRecords;
+  const counts = { turns: 0, tasks: 0, facts: 0, decisions: 0, projects: 0 };
+  const t = process.hrtime.bigint();
+  let turnMs = 0;
+  for (let ui = 0; ui < USERS; ui++) {
+    const u = store.forUser(userId(ui));
+    const at = (j) => T0 - (nTurns - j) * 600_000;
+    const tt = process.hrtime.bigint();
+    for (let i = 0; i < nTurns; i += BATCH) {
+      const turns = [];
+      for (let j = i; j < Math.min(nTurns, i + BATCH); j++) turns.push({ id: `t${j}`, role: j % 2 ? 'assistant' : 'user', speaker: null, text: sentence(), atMs: at(j), sessionId: `s${Math.floor(j / 50)}` });
+      counts.turns += (await u.addTurns(turns)).added;
+    }
+    turnMs += since(tt);
+    const projects = [];
+    for (let i = 0; i < Math.max(1, Math.round(nRecords / 7)); i++, counts.projects++) projects.push(await u.ensureProject(`${pick(ZH_SUBJ)}项目${i}`));
+    for (let i = 0; i < Math.round((nRecords * 3) / 7); i++, counts.tasks++) {
+      const task = await u.createTask({ title: `${pick(ZH_VERB)}${pick(ZH_SUBJ)} ${i}`, dueAtMs: T0 + Math.floor(rnd() * 14 * 24) * 3_600_000, projectId: pick(projects).id, sourceTurnIds: [`t${i}`] });
+      if (rnd() < 0.5) await u.updateTask(task.id, { status: 'done' });
+    }
+    for (let i = 0; i < Math.round((nRecords * 2) / 7); i++, counts.facts++) await u.setFact({ kind: i === 0 ? 'preference' : 'fact', key: i === 0 ? 'timeZone' : null, text: i === 0 ? 'Asia/Shanghai' : sentence() });
+    for (let i = 0; i < Math.max(1, nRecords - Math.round((nRecords * 5) / 7) - projects.length); i++, counts.decisions++) await u.addDecision({ text: `决定${pick(ZH_VERB)}${pick(ZH_SUBJ)}`, rationale: sentence(), projectId: pick(projects).id });
+    if (ui % 10 === 0) progress(`  loading: ${ui + 1}/${USERS} users, ${(counts.turns / (since(t) / 1000)).toFixed(0)} memories/s`);
+  }
+  progress('');
+  const seconds = since(t) / 1000;
+  const memories = Object.values(counts).reduce((a, b) => a + b, 0);
+  return { seconds: round(seconds), memories, counts, memoriesPerSecond: Math.round(memories / seconds), turnsPerSecond: Math.round(counts.turns / (turnMs / 1000)) };
+}
+
+async function uncachedRebuilds(store, tokens) {
+  const manager = createMemoryManager({ store, tokens, defaultTimeZone: 'Asia/Shanghai' });
+  const times = [];
+  await manager.buildContext(userId(0), QUESTIONS[0], { now: T0 }); // loads the extractor, tokenizer, segmenter
+  for (let i = 0; i < UNCACHED; i++) {
+    const t = process.hrtime.bigint();
+    await manager.buildContext(userId(Math.floor(rnd() * USERS)), pick(QUESTIONS), { now: T0 + i * 61_000 });
+    times.push(since(t));
+    if (i % 20 === 0) progress(`  uncached rebuilds: ${i}/${UNCACHED}`);
+  }
+  progress('');
+  return stats(times);
+}
+
+async function replay(store, hot, tokens) {
+  const cached = createCachedMemoryStore({ store, hot });
+  const manager = createMemoryManager({ store: cached, hot, tokens, defaultTimeZone: 'Asia/Shanghai' });
+  const nextUser = zipf(USERS, 1.1);
+  const nextQuestion = zipf(QUESTIONS.length, 1.0);
+  const all = [], hits = [], misses = [], writes = [];
+  let rebuildHits = 0;
+  const before = hot.stats();
+  for (let i = 0; i < REQUESTS; i++) {
+    const now = T0 + i * TICK_MS;
+    const uid = userId(nextUser());
+    if (rnd() * 100 < WRITE_PCT) {
+      const u = manager.user(uid);
+      const t = process.hrtime.bigint();
+      const what = rnd();
+      if (what < 0.3) await u.createTask({ title: `${pick(ZH_VERB)}${pick(ZH_SUBJ)} new ${i}`, dueAtMs: now + 86_400_000 });
+      else if (what < 0.6) {
+        const open = await u.listTasks({ status: ['todo', 'doing'], limit: 50 });
+        if (open.length) await u.updateTask(pick(open).id, { status: 'done' });
+      } else if (what < 0.7) await u.setFact({ kind: 'preference', key: 'drink', text: pick(['tea', 'coffee', 'water']) + i });
+      else await u.addTurns([{ id: `r${i}`, role: 'user', speaker: null, text: sentence(), atMs: now, sessionId: null }]);
+      writes.push(since(t));
+      continue;
+    }
+    const t = process.hrtime.bigint();
+    const context = await manager.buildContext(uid, QUESTIONS[nextQuestion()], { now });
+    const ms = since(t);
+    all.push(ms);
+    (context.cached ? hits : misses).push(ms);
+    if (context.cached) rebuildHits++;
+    if (i % 200 === 0) progress(`  replay: ${i}/${REQUESTS}`);
+  }
+  progress('');
+  const after = hot.stats();
+  const lookups = after.hits - before.hits + (after.misses - before.misses);
+  const reads = cached.readStats();
+  return {
+    rebuild: stats(all),
+    rebuildHit: hits.length ? stats(hits) : null,
+    rebuildMiss: misses.length ? stats(misses) : null,
+    writes: writes.length ? stats(writes) : null,
+    hitRate: {
+      rebuildResults: round((100 * rebuildHits) / all.length),
+      cachedReads: round((100 * reads.hits) / Math.max(1, reads.hits + reads.misses)),
+      hotLookups: round((100 * (after.hits - before.hits)) / Math.max(1, lookups)),
+    },
+    hotErrors: after.errors - before.errors,
+  };
+}
+
+// --- main -----------------------------------------------------------------------------------
+const tokens = createTokenCounter();
+const report = { users: USERS, memoriesPerUser: MEMORIES, requests: REQUESTS, writePct: WRITE_PCT, tickMs: TICK_MS, node: process.version, results: [] };
+log(`scale: ${USERS} users x ${MEMORIES} memories = ${(USERS * MEMORIES).toLocaleString('en')} per backend; replay ${REQUESTS} requests (${WRITE_PCT}% writes)`);
+for (const name of BACKENDS) {
+  const backend = await openBackend(name);
+  const hot = await openHot(name);
+  try {
+    const store = createSqlMemoryStore(backend.db);
+    log(`\n[${name} + ${hot.name}] ${backend.where}`);
+    const ingest = await bulkLoad(store);
+    const bytes = await backend.size();
+    log(`  ingest: ${ingest.memories.toLocaleString('en')} memories in ${ingest.seconds} s = ${ingest.memoriesPerSecond.toLocaleString('en')}/s overall, turns ${ingest.turnsPerSecond.toLocaleString('en')}/s (batches of ${BATCH}); database ${(bytes / 1e6).toFixed(1)} MB`);
+    const uncached = await uncachedRebuilds(store, tokens);
+    log(`  rebuild, uncached (no hot tier): p50 ${uncached.p50} ms  p95 ${uncached.p95} ms  p99 ${uncached.p99} ms  (n=${uncached.n})`);
+    const replayed = await replay(store, hot.cache, tokens);
+    log(`  replay rebuild (${hot.name}): p50 ${replayed.rebuild.p50} ms  p95 ${replayed.rebuild.p95} ms  p99 ${replayed.rebuild.p99} ms  (n=${replayed.rebuild.n})`);
+    if (replayed.rebuildHit) log(`    served from the hot tier: p50 ${replayed.rebuildHit.p50} ms  p95 ${replayed.rebuildHit.p95} ms  (n=${replayed.rebuildHit.n})`);
+    if (replayed.rebuildMiss) log(`    rebuilt:                  p50 ${replayed.rebuildMiss.p50} ms  p95 ${replayed.rebuildMiss.p95} ms  (n=${replayed.rebuildMiss.n})`);
+    log(`  hit rate: rebuild results ${replayed.hitRate.rebuildResults}%, cached reads ${replayed.hitRate.cachedReads}%, all hot lookups ${replayed.hitRate.hotLookups}%${replayed.hotErrors ? `; ${replayed.hotErrors} hot errors` : ''}`);
+    report.results.push({ backend: name, hot: hot.name, ingest, databaseBytes: bytes, uncachedRebuild: uncached, ...replayed });
+  } finally {
+    await hot.dispose();
+    await backend.dispose();
+  }
+}
+if (json) console.log(JSON.stringify(report, null, 2));

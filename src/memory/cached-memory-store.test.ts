@@ -1,0 +1,174 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createLruHotCache } from '../store/drivers/hot-lru.js';
+import type { HotCache, HotCacheLogger } from '../store/hot-cache.js';
+import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStore } from './cached-memory-store.js';
+import { createMemoryManager } from './manager.js';
+import type { MemoryStore, UserMemoryStore } from './memory-store.js';
+import type { Task } from './model.js';
+import { openMemoryStore, type SqlMemoryStore } from './store/sql-memory-store.js';
+
+let dir: string;
+let warm: SqlMemoryStore;
+const caches: HotCache[] = [];
+const lru = () => {
+  const cache = createLruHotCache();
+  caches.push(cache);
+  return cache;
+};
+const turn = (id: string, text: string) => ({ id, role: 'user' as const, speaker: null, text, atMs: 1, sessionId: null });
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ctxvm-cached-store-'));
+  warm = await openMemoryStore({ db: join(dir, 'ctxvm.db'), analyzer: (t) => t.split(/\s+/).filter(Boolean) });
+});
+afterEach(async () => {
+  for (const cache of caches.splice(0)) await cache.close();
+  await warm.close();
+  await rm(dir, { recursive: true, force: true });
+  vi.restoreAllMocks();
+});
+
+describe('cached memory store', () => {
+  it('answers repeated reads from the hot tier and batches the reads of one tick into one getMany', async () => {
+    const hot = lru();
+    const store = createCachedMemoryStore({ store: warm, hot, consistency: 'generation' });
+    const u = store.forUser('alice');
+    await u.createTask({ title: 'write report' });
+    await u.setFact({ kind: 'preference', key: 'timeZone', text: 'Asia/Shanghai' });
+    const getMany = vi.spyOn(hot, 'getMany');
+    const readAll = () => Promise.all([u.listFacts(), u.listTasks(), u.listProjects(), u.listDecisions(), u.getFactByKey('timeZone'), u.version()]);
+    const first = await readAll();
+    expect(getMany).toHaveBeenCalledTimes(1);
+    expect(store.readStats()).toEqual({ hits: 0, misses: 6, bypassed: 0 });
+    const listTasks = vi.spyOn(warm, 'forUser');
+    expect(await readAll()).toEqual(first);
+    expect(getMany).toHaveBeenCalledTimes(2);
+    expect(listTasks).not.toHaveBeenCalled(); // every value came from the hot tier
+    expect(store.readStats()).toEqual({ hits: 6, misses: 6, bypassed: 0 });
+    expect(first[4]?.text).toBe('Asia/Shanghai');
+  });
+
+  it('serves nothing a write has replaced, and keeps record lists across a turn append (generation)', async () => {
+    const store = createCachedMemoryStore({ store: warm, hot: lru(), consistency: 'generation' });
+    const u = store.forUser('alice');
+    const task = await u.createTask({ title: 'a' });
+    expect((await u.listTasks()).map((t) => t.status)).toEqual(['todo']);
+    await u.updateTask(task.id, { status: 'done' });
+    expect((await u.listTasks()).map((t) => t.status)).toEqual(['done']);
+    const version = await u.version();
+    await u.addTurns([turn('t1', 'hello')]);
+    expect(await u.version()).toBe(version + 1);
+    const before = store.readStats();
+    await u.listTasks();
+    expect(store.readStats().hits).toBe(before.hits + 1); // a turn does not retire the task list
+    await u.deleteTask(task.id);
+    expect(await u.listTasks()).toEqual([]);
+    expect(await u.getFactByKey('timeZone')).toBeUndefined();
+    await u.setFact({ kind: 'preference', key: 'timeZone', text: 'UTC' });
+    expect((await u.getFactByKey('timeZone'))?.text).toBe('UTC');
+  });
+
+  it('sees writes made behind its back by another process (warm-version, the default for a private cache)', async () => {
+    const store = createCachedMemoryStore({ store: warm, hot: lru() });
+    expect(store.consistency).toBe('warm-version');
+    const u = store.forUser('alice');
+    await u.createTask({ title: 'a' });
+    expect(await u.listTasks()).toHaveLength(1);
+    expect(await u.listTasks()).toHaveLength(1);
+    expect(store.readStats().hits).toBe(1);
+    await warm.forUser('alice').createTask({ title: 'b' }); // another process: no cache involved
+    expect((await u.listTasks()).map((t) => t.title).sort()).toEqual(['a', 'b']);
+  });
+
+  it('never caches a value read before a concurrent write committed', async () => {
+    const hot = lru();
+    let gate: (() => void) | undefined;
+    // A warm store whose task listing stalls after reading, while a write lands.
+    const slow: MemoryStore = {
+      ...warm,
+      forUser(userId) {
+        const inner = warm.forUser(userId);
+        return {
+          ...inner,
+          async listTasks(options) {
+            const tasks = await inner.listTasks(options);
+            if (gate === undefined) await new Promise<void>((resolve) => (gate = resolve));
+            return tasks;
+          },
+        } satisfies UserMemoryStore;
+      },
+    };
+    const reader = createCachedMemoryStore({ store: slow, hot, consistency: 'generation' }).forUser('alice');
+    const writer = createCachedMemoryStore({ store: warm, hot, consistency: 'generation' }).forUser('alice');
+    await writer.createTask({ title: 'old' });
+    const stale = reader.listTasks();
+    await vi.waitFor(() => expect(gate).toBeDefined());
+    await writer.createTask({ title: 'new' });
+    gate!();
+    expect((await stale).map((t) => t.title)).toEqual(['old']); // it overlapped the write: fine
+    expect((await reader.listTasks()).map((t: Task) => t.title).sort()).toEqual(['new', 'old']);
+  });
+
+  it('keeps users apart under look-alike ids', async () => {
+    const store = createCachedMemoryStore({ store: warm, hot: lru(), consistency: 'generation' });
+    for (const id of ['a', 'a:b', 'a%3Ab', '{a}']) await store.forUser(id).setFact({ kind: 'fact', key: 'k', text: id });
+    for (const id of ['a', 'a:b', 'a%3Ab', '{a}']) {
+      expect((await store.forUser(id).getFactByKey('k'))?.text).toBe(id);
+      expect((await store.forUser(id).getFactByKey('k'))?.text).toBe(id);
+    }
+  });
+
+  it('reads uncacheable arguments from the warm store, which reports bad ones', async () => {
+    const store = createCachedMemoryStore({ store: warm, hot: lru() });
+    const u = store.forUser('alice');
+    await u.listTasks({ limit: Number.NaN });
+    await u.getFactByKey('');
+    expect(store.readStats().bypassed).toBe(2);
+    expect(() => store.forUser('')).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+  });
+
+  it('serves from the warm store while the hot tier throws, reports it once, and retries an owed retirement', async () => {
+    const hot = lru();
+    let down = false;
+    const flaky: HotCache = {
+      ...hot,
+      getMany: (ns, keys) => (down ? Promise.reject(new Error('down')) : hot.getMany(ns, keys)),
+      setMany: (ns, entries, options) => (down ? Promise.reject(new Error('down')) : hot.setMany(ns, entries, options)),
+    };
+    const calls = { error: 0, info: 0 };
+    const logger: HotCacheLogger = { error: () => void calls.error++, info: () => void calls.info++ };
+    const store = createCachedMemoryStore({ store: warm, hot: flaky, consistency: 'generation', logger });
+    const u = store.forUser('alice');
+    await u.createTask({ title: 'a' });
+    expect(await u.listTasks()).toHaveLength(1); // now cached
+    down = true;
+    await u.createTask({ title: 'b' }); // the retirement fails: owed
+    for (let i = 0; i < 3; i++) expect(await u.listTasks()).toHaveLength(2);
+    expect(calls).toEqual({ error: 1, info: 0 });
+    down = false;
+    expect(await u.listTasks()).toHaveLength(2); // the owed retirement lands first
+    expect(calls).toEqual({ error: 1, info: 1 });
+    expect(await u.listTasks()).toHaveLength(2);
+    expect(store.readStats()).toEqual({ hits: 1, misses: 2, bypassed: 3 });
+  });
+});
+
+describe('memory manager with a hot tier', () => {
+  it('reads through the cache unless told not to', async () => {
+    const hot = lru();
+    const getMany = vi.spyOn(hot, 'getMany');
+    const manager = createMemoryManager({ store: warm, hot, defaultTimeZone: 'UTC' });
+    await manager.processMessage({ userId: 'alice', text: 'remind me to send the report tomorrow', now: Date.UTC(2026, 0, 5, 9) });
+    expect(getMany.mock.calls.some(([ns]) => ns.kind === 'memory')).toBe(true);
+    expect((await manager.user('alice').listTasks()).map((t) => t.status)).toEqual(['todo']);
+    getMany.mockClear();
+    const plain = createMemoryManager({ store: warm, hot, cacheReads: false });
+    expect(await plain.user('alice').listTasks()).toHaveLength(1);
+    expect(getMany).not.toHaveBeenCalled();
+    const wrapped: CachedMemoryStore = createCachedMemoryStore({ store: warm, hot });
+    expect([isCachedMemoryStore(warm), isCachedMemoryStore(wrapped)]).toEqual([false, true]);
+  });
+});
