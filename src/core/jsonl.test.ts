@@ -196,3 +196,34 @@ describe('JsonlWriter', () => {
     expect((await readFile(dst)).equals(bytes)).toBe(true);
   });
 });
+
+describe('readLineBatches', () => {
+  it('reads the same lines in batches, from the start or from a line, reusing its buffers or not', async () => {
+    const { readLineBatches } = await import('./jsonl.js');
+    const dir = await mkdtemp(join(tmpdir(), 'ctxvm-batches-'));
+    try {
+      const path = join(dir, 'f.jsonl');
+      // lines of every size, some longer than a read block
+      const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ i, pad: 'x'.repeat((i * 7919) % 5000 + (i % 97 === 0 ? 3_000_000 : 0)) }));
+      await writeFile(path, '\ufeff' + lines.join('\r\n') + '\n' + lines[0]);
+      const expected: { line: number; byteOffset: number; text: string; eol: string; bom: boolean }[] = [];
+      for await (const l of readLines(path)) expected.push({ line: l.line, byteOffset: l.byteOffset, text: l.text, eol: l.eol, bom: l.bom });
+      for (const reuseBuffers of [false, true]) {
+        const got: typeof expected = [];
+        for await (const batch of readLineBatches(path, { reuseBuffers })) for (const l of batch) got.push({ line: l.line, byteOffset: l.byteOffset, text: l.text, eol: l.eol, bom: l.bom });
+        expect(got).toEqual(expected);
+        const from = expected[150]!;
+        const rest: typeof expected = [];
+        for await (const batch of readLineBatches(path, { reuseBuffers, from: { byteOffset: from.byteOffset, line: from.line } }))
+          for (const l of batch) rest.push({ line: l.line, byteOffset: l.byteOffset, text: l.text, eol: l.eol, bom: l.bom });
+        expect(rest).toEqual(expected.slice(150));
+      }
+      // a detached line outlives the buffers being reused
+      const kept: { copy: RawLine; text: string }[] = [];
+      for await (const batch of readLineBatches(path, { reuseBuffers: true })) kept.push({ copy: batch[0]!.detach(), text: batch[0]!.bytes.toString('latin1') });
+      for (const k of kept) expect(k.copy.bytes.toString('latin1')).toBe(k.text);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

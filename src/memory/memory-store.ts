@@ -68,6 +68,26 @@ export interface ListTasksOptions {
   limit?: number;
 }
 
+/** Options of `UserMemoryStore.recordPool`. */
+export interface RecordPoolOptions {
+  /** Of each ordering (newest, most important, most recently used), this many records (>= 1). */
+  perOrder: number;
+  /** Fact and decision ids to include whatever their rank (the query's full-text hits). */
+  ids?: readonly string[];
+  /** Also records created in these spans, Unix ms, start inclusive, end exclusive (at most `perOrder` each). */
+  createdWithin?: ReadonlyArray<{ startMs: number; endMs: number }>;
+}
+
+/** What `UserMemoryStore.recordPool` returns. */
+export interface RecordPool {
+  /** Every preference and keyed fact, and the free-form facts of the pool; most recently updated first. */
+  facts: Fact[];
+  /** Decisions of the pool, newest first. */
+  decisions: Decision[];
+  /** Time of the newest decision of each project that has one, Unix ms, by project id. */
+  lastDecisionMs: Map<string, number>;
+}
+
 /** Options of `history`. */
 export interface HistoryOptions {
   kind?: MemoryKind;
@@ -123,6 +143,14 @@ export interface UserMemoryStore {
   listFacts(options?: { kind?: 'fact' | 'preference' }): Promise<Fact[]>;
   /** The current value of a keyed fact or preference. */
   getFactByKey(key: string): Promise<Fact | undefined>;
+  /**
+   * A bounded selection of facts and decisions for ranking (the context rebuilder's), so its cost
+   * does not grow with all the user ever said: every preference and keyed fact; of free-form facts
+   * and decisions, the newest, the most important and the most recently used (`perOrder` of each),
+   * those created in `createdWithin`, and those in `ids`. Optional: callers fall back to
+   * `listFacts` and `listDecisions`.
+   */
+  recordPool?(options: RecordPoolOptions): Promise<RecordPool>;
 
   /** Full-text search over the segmented text of turns and memory records. */
   search(query: string, options?: SearchOptions): Promise<SearchHit[]>;

@@ -45,6 +45,12 @@ export interface PutOptions {
   /** Codec for this object if it is new (default: the store's codec); e.g. 'none' for JPEG bytes. */
   codec?: ObjectCodecName;
   /**
+   * `fast`: compress this object, if new, at its codec's fastest level (brotli 0 instead of the
+   * default 1: ~20% less CPU for ~7% more bytes), for bulk writers on a hot path. Default: the
+   * store's level. Drivers that do not compress ignore it.
+   */
+  effort?: 'fast' | 'default';
+  /**
    * sha256 hex of `data` when the caller has just computed it (saves hashing twice on hot paths).
    * Trusted for the address; every read still verifies the content against it.
    */
@@ -114,7 +120,10 @@ export interface ObjectStore {
   delete(hash: string, options?: DeleteOptions): Promise<boolean>;
   /** Records that `holder` (e.g. "snapshot:<id>") needs the object; idempotent; `NotFoundError` if absent. */
   ref(hash: string, holder: string): Promise<void>;
-  /** `ref` for many objects and one holder, as one batch (cheaper than one `ref` each). */
+  /**
+   * `ref` for many objects and one holder, as one batch (cheaper than one `ref` each). All or
+   * nothing: when an object is absent it throws `NotFoundError` and adds none of the references.
+   */
   refMany(hashes: readonly string[], holder: string): Promise<void>;
   /** Drops `holder`'s reference; idempotent; true if that holder held it. */
   unref(hash: string, holder: string): Promise<boolean>;

@@ -343,6 +343,31 @@ export function objectStoreContract(name: string, factory: ObjectStoreHarnessFac
         expect((await store.stat(hash))?.refCount).toBe(2);
       });
 
+      it.each([3, 12])('refMany references a batch of %i like one ref each, idempotently, and refuses a missing object', async (count) => {
+        const objects = await Promise.all(Array.from({ length: count }, (_, i) => store.put(`batch ${i}\n`.repeat(40))));
+        const hashes = objects.map((o) => o.hash);
+        await store.refMany(hashes, 'trim:batch');
+        await store.refMany(hashes, 'trim:batch');
+        await store.ref(hashes[0]!, 'snapshot:x');
+        expect(await store.holders(hashes[0]!)).toEqual(['snapshot:x', 'trim:batch']);
+        for (const h of hashes.slice(1)) expect(await store.holders(h)).toEqual(['trim:batch']);
+        expect(await store.unref(hashes[1]!, 'trim:batch')).toBe(true);
+        expect(await store.holders(hashes[1]!)).toEqual([]);
+        const missing = 'f'.repeat(64);
+        await expect(store.refMany([...hashes, missing], 'trim:other')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+        expect(await store.holders(missing)).toEqual([]);
+        expect(await store.holders(hashes[2]!)).toEqual(['trim:batch']);
+        expect((await store.stat(hashes[2]!))?.refCount).toBe(1);
+        // gc keeps what a batch holds, and collects it once every holder let go
+        advance(DEFAULT_GC_GRACE_MS);
+        expect((await store.gc()).deleted).toBe(1);
+        for (const h of hashes) if (h !== hashes[1]) await store.unref(h, 'trim:batch');
+        await store.unref(hashes[0]!, 'snapshot:x');
+        expect((await store.gc()).deleted).toBe(count - 1);
+        await expect(store.refMany(['nope'], 'trim:x')).rejects.toMatchObject({ code: 'E_USAGE' });
+        await store.refMany([], 'trim:empty');
+      });
+
       it('keeps holders of different objects apart', async () => {
         const a = await store.put('object a'.repeat(50));
         const b = await store.put('object b'.repeat(50));

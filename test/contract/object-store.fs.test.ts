@@ -132,6 +132,28 @@ describe('fs object store', () => {
       expect(markers.every((m) => /^[0-9a-f]{32}$/.test(m))).toBe(true);
     });
 
+    it('keeps a large batch of references as one bundle file, which other instances see', async () => {
+      const a = open();
+      const b = open();
+      const hashes = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await a.put(`bundled ${i}`.repeat(40))).hash));
+      await a.refMany(hashes, 'trim:bulk');
+      const bundles = await readdir(join(root, 'refs', 'bundles'));
+      expect(bundles).toHaveLength(1);
+      expect(await readdir(join(root, 'refs'))).toEqual(['bundles']); // no marker folders
+      expect(await b.holders(hashes[7]!)).toEqual(['trim:bulk']);
+      nowMs += 24 * 3600_000;
+      expect((await b.gc()).deleted).toBe(0);
+      // dropping one reference rewrites the bundle under a new name
+      expect(await a.unref(hashes[7]!, 'trim:bulk')).toBe(true);
+      expect(await readdir(join(root, 'refs', 'bundles'))).not.toContain(bundles[0]);
+      expect(await b.holders(hashes[7]!)).toEqual([]);
+      expect(await b.holders(hashes[8]!)).toEqual(['trim:bulk']);
+      expect(await b.gc()).toMatchObject({ deleted: 1 });
+      await expect(b.delete(hashes[8]!)).rejects.toMatchObject({ code: 'E_CONFLICT' });
+      expect(await b.delete(hashes[8]!, { force: true })).toBe(true);
+      expect(await a.holders(hashes[9]!)).toEqual(['trim:bulk']);
+    });
+
     it('never touches paths outside the root for a crafted hash', async () => {
       const parent = dirname(root);
       const before = (await readdir(parent)).sort();

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlMemoryStore } from '../../src/memory/store/sql-memory-store.js';
@@ -26,6 +26,9 @@ let writer: string;
 beforeAll(async () => {
   writer = await bundleScript(ENTRY, 'memory-writer');
 }, 120_000);
+afterAll(async () => {
+  if (writer) await rm(dirname(writer), { recursive: true, force: true });
+});
 
 interface Target {
   db: string;

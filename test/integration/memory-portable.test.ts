@@ -17,6 +17,8 @@ import { openWarmDatabase } from '../../src/store/warm/open.js';
 import { readPortable } from '../../src/memory/portable/codec.js';
 import { parseJsonlText } from '../../src/core/jsonl.js';
 import { portableLines } from '../../src/memory/portable/codec.js';
+import { createTurnArchive } from '../../src/memory/store/turn-archive.js';
+import { createFsObjectStore } from '../../src/store/drivers/objects-fs.js';
 import { createTempSchema, postgresReady } from '../support/postgres.js';
 import { runCliInProcess } from '../support/run-cli.js';
 import { describeWithService } from '../support/services.js';
@@ -90,6 +92,11 @@ describe('ctxvm memory export / import', () => {
       expect((await b.forUser('bob').getFactByKey('timeZone'))?.text).toBe('Europe/Paris');
       expect(await b.forUser('alice').listTasks()).toEqual(await a.forUser('alice').listTasks());
       expect((await b.forUser('alice').history()).map(({ seq: _, ...e }) => e)).toEqual((await a.forUser('alice').history()).map(({ seq: _, ...e }) => e));
+      // The raw turns went to the cold archive too.
+      const archive = createTurnArchive({ objects: createFsObjectStore({ root: join(root, 'b', 'objects') }), db: b.db });
+      const archived: string[] = [];
+      for await (const t of archive.read('alice')) archived.push(t.id);
+      expect(archived).toEqual(['d1', 'd2', 'd3']);
     } finally {
       await a.close();
       await b.close();
@@ -127,6 +134,13 @@ describe('ctxvm memory export / import', () => {
     }
     // Nothing of a rejected file was written.
     expect((await cli('c', 'tasks', '--user', 'u-dup', '--json')).json()).toEqual([]);
+  });
+
+  it('compacts the cold archive from the command line (nothing to do in a fresh home)', async () => {
+    const run = await cli('a', 'compact', '--json');
+    expect([run.code, run.json()]).toEqual([0, []]);
+    const one = await cli('a', 'compact', '--user', 'alice', '--json');
+    expect(one.json()).toEqual([{ user: 'alice', segmentsBefore: 0, segmentsAfter: 0, merged: 0, conflicts: 0, released: 0 }]);
   });
 
   it('refuses --json without -o (the export is what stdout carries)', async () => {

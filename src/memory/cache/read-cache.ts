@@ -72,7 +72,7 @@ export interface ReadCache {
 /** Hot-cache kind under which every value of the cached store lives. */
 export const READ_CACHE_KIND = 'memory';
 const GEN_KEY: Record<ReadFamily, string> = { records: 'gen:records', all: 'gen:all' };
-/** Most users whose generation change is owed before reports stop growing the set. */
+/** Most users remembered with an owed generation change; past it, the hot cache's own repair (Redis: removal on reconnect) is relied on. */
 const MAX_OWED_USERS = 100_000;
 
 interface Entry {

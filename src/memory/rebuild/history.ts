@@ -149,7 +149,7 @@ function turnOrder(turn: Turn): string {
   return `${instantKey(turn.atMs)}|${naturalKey(turn.id)}`;
 }
 
-/** `turnNeighbours` of every id, in one batch when the store offers it. */
+/** `turnNeighbours` of every id, in one call when the store offers it. */
 async function neighbourhoods(store: UserMemoryStore, ids: readonly string[], before: number, after: number): Promise<Map<string, Turn[]>> {
   if (store.turnNeighbourhoods) return store.turnNeighbourhoods(ids, before, after);
   const out = new Map<string, Turn[]>();

@@ -22,6 +22,8 @@ export interface RecordInputs {
   fullText: ReadonlyMap<string, number>;
   /** Access stats keyed by `kind:id`. */
   access: ReadonlyMap<string, { count: number; lastMs: number }>;
+  /** Newest decision per project, Unix ms, when `decisions` is a pool that may not hold it. */
+  lastDecisionMs?: ReadonlyMap<string, number>;
 }
 
 /** The system prompt as one item. */
@@ -51,14 +53,15 @@ export function profileCandidates(facts: readonly Fact[]): PackCandidate[] {
 }
 
 /** The project with the latest activity (its own update, its tasks, its decisions); undefined if none. */
-export function activeProject(inputs: Pick<RecordInputs, 'projects' | 'tasks' | 'decisions'>): Project | undefined {
+export function activeProject(inputs: Pick<RecordInputs, 'projects' | 'tasks' | 'decisions' | 'lastDecisionMs'>): Project | undefined {
   const last = new Map<string, number>();
   const bump = (id: string | null, ms: number) => {
     if (id !== null) last.set(id, Math.max(last.get(id) ?? -Infinity, ms));
   };
   for (const p of inputs.projects) bump(p.id, p.updatedAtMs);
   for (const t of inputs.tasks) if (t.status === 'todo' || t.status === 'doing') bump(t.projectId, t.updatedAtMs);
-  for (const d of inputs.decisions) bump(d.projectId, d.createdAtMs);
+  if (inputs.lastDecisionMs) for (const [id, ms] of inputs.lastDecisionMs) bump(id, ms);
+  else for (const d of inputs.decisions) bump(d.projectId, d.createdAtMs);
   let best: Project | undefined;
   for (const p of inputs.projects) {
     const a = last.get(p.id) ?? -Infinity;

@@ -56,6 +56,12 @@ export interface RebuildOptions {
   touch?: boolean;
   /** Most full-text hits fetched per search (default: grows with the budget, 40-200). */
   searchLimit?: number;
+  /**
+   * Free-form facts and decisions read per ordering (newest, most important, most recently used)
+   * from a store with `recordPool`, besides full-text hits and records of the query's dates
+   * (default: budgetTokens / 20, at least 50; a line costs 10+ tokens, so a layer holds fewer).
+   */
+  memoryPool?: number;
   /** Neighbour turns fetched around a retrieved turn: one number for both sides, or each side (default 2 before, 2 after). */
   neighbourTurns?: number | { before: number; after: number };
   /** Ranking of history turns (defaults in `DEFAULT_HISTORY_TUNING`). */
@@ -114,6 +120,7 @@ export interface ResolvedRebuildOptions {
   cacheTtlMs: number;
   touch: boolean;
   searchLimit: number;
+  memoryPool: number;
   neighbourTurns: { before: number; after: number };
   history: HistoryTuning;
   excludeTurnIds: string[];
@@ -153,6 +160,7 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
     cacheTtlMs: positive('cacheTtlMs', options.cacheTtlMs, 10 * 60_000),
     touch: options.touch ?? true,
     searchLimit: Math.round(positive('searchLimit', options.searchLimit, Math.min(200, Math.max(40, budgetTokens / 25)))),
+    memoryPool: Math.round(positive('memoryPool', options.memoryPool, Math.max(50, budgetTokens / 20))),
     neighbourTurns: neighbourTurnsOf(options.neighbourTurns),
     excludeTurnIds: [...(options.excludeTurnIds ?? [])].sort(),
     history: {

@@ -69,7 +69,8 @@ const VOLATILE: readonly LayerName[] = LAYER_NAMES.filter((name) => !STABLE_LAYE
 
 /** Packs `candidates` into `budgetTokens`; see the module comment for the order of decisions. */
 export function packContext(candidates: readonly PackCandidate[], budgetTokens: number, shares: LayerShares, tokens: TokenCounter): PackResult {
-  const cost = memoCounter(tokens);
+  // The counter remembers short texts (text-memo.ts); `lineCost` keeps each candidate's costs.
+  const cost = (text: string) => tokens.count(text);
   const states = new Map<LayerName, LayerState>();
   for (const name of LAYER_NAMES) {
     const mine = candidates.filter((c) => c.layer === name).sort(byPriority);
@@ -232,16 +233,4 @@ function layerOverhead(name: LayerName, cost: (text: string) => number): number 
 /** Priority descending, then id, so equal scores still pack in one fixed order. */
 export function byPriority(a: PackCandidate, b: PackCandidate): number {
   return b.priority - a.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0);
-}
-
-function memoCounter(tokens: TokenCounter): (text: string) => number {
-  const memo = new Map<string, number>();
-  return (text) => {
-    let n = memo.get(text);
-    if (n === undefined) {
-      n = tokens.count(text);
-      memo.set(text, n);
-    }
-    return n;
-  };
 }

@@ -13,6 +13,7 @@ import { historyCandidates } from './history.js';
 import { activeProject, memoryCandidates, profileCandidates, projectCandidates, systemCandidates, taskCandidates, type RecordInputs } from './layers.js';
 import { optionsHash, resolveRebuildOptions, type RebuildOptions } from './options.js';
 import { packContext } from './pack.js';
+import { readRecords } from './records.js';
 import { analyseQuery, asksAboutDone } from './query.js';
 import { normaliseHits } from './score.js';
 
@@ -39,14 +40,11 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
   }
 
   // Closed tasks are candidates only when the query asks about finished work.
-  const [facts, tasks, projects, decisions] = await Promise.all([
-    store.listFacts(),
-    store.listTasks(asksAboutDone(query) ? {} : { status: ['todo', 'doing'] }),
-    store.listProjects(),
-    store.listDecisions(),
-  ]);
+  const [tasks, projects] = await Promise.all([store.listTasks(asksAboutDone(query) ? {} : { status: ['todo', 'doing'] }), store.listProjects()]);
   const q = analyseQuery(query, analyzer, projects, o.nowMs, o.timeZone);
   const recordHits = q.terms.size > 0 ? await store.search(query, { kinds: ['task', 'decision', 'fact'], limit: o.searchLimit }) : [];
+  const records = await readRecords(store, q, recordHits, o.memoryPool);
+  const { facts, decisions } = records;
   const memoryKinds: Array<[MemoryKind, string[]]> = [
     ['task', tasks.map((t) => t.id)],
     ['fact', facts.map((f) => f.id)],
@@ -57,13 +55,22 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     if (ids.length === 0) continue;
     for (const [id, stats] of await store.accessStats(kind, ids)) access.set(`${kind}:${id}`, stats);
   }
-  const inputs: RecordInputs = { facts, tasks: tasks, projects, decisions, fullText: normaliseHits(recordHits), access };
+  const inputs: RecordInputs = {
+    facts,
+    tasks,
+    projects,
+    decisions,
+    fullText: normaliseHits(recordHits),
+    access,
+    ...(records.lastDecisionMs ? { lastDecisionMs: records.lastDecisionMs } : {}),
+  };
   const project = activeProject(inputs);
+  const projectDecisions = project ? await records.decisionsOf(project.id) : [];
 
   const candidates = [
     ...systemCandidates(o.systemPrompt),
     ...profileCandidates(facts),
-    ...projectCandidates(project, decisions, o.timeZone),
+    ...projectCandidates(project, projectDecisions, o.timeZone),
     ...taskCandidates(inputs, q, o, analyzer),
     ...(await historyCandidates(store, q, o, analyzer)),
     ...memoryCandidates(inputs, q, o, analyzer, project?.id),

@@ -23,12 +23,15 @@ export async function touch(scope: UserScope, kind: MemoryKind, ids: readonly st
   if (distinct.length === 0) return;
   const at = Math.round(atMs);
   await scope.ctx.db.transaction(async (tx) => {
-    for (const id of distinct) {
+    // One multi-row upsert per batch (ids are distinct, so no row is hit twice): on PostgreSQL
+    // every statement is a round trip or two, and a rebuild touches dozens of records.
+    for (let i = 0; i < distinct.length; i += ID_BATCH) {
+      const batch = distinct.slice(i, i + ID_BATCH);
       await tx.run(
-        `INSERT INTO memory_access (user_id, kind, record_id, access_count, last_ms) VALUES (?, ?, ?, 1, ?)
+        `INSERT INTO memory_access (user_id, kind, record_id, access_count, last_ms) VALUES ${batch.map(() => '(?, ?, ?, 1, ?)').join(', ')}
          ON CONFLICT (user_id, kind, record_id) DO UPDATE SET access_count = memory_access.access_count + 1,
            last_ms = CASE WHEN excluded.last_ms > memory_access.last_ms THEN excluded.last_ms ELSE memory_access.last_ms END`,
-        [scope.userId, kind, id, at],
+        batch.flatMap((id) => [scope.userId, kind, id, at]),
       );
     }
   });

@@ -7,7 +7,8 @@ import { write, type UserScope } from './context.js';
 import { newRecordId } from './ids.js';
 import { distinctIds, idList, num, optStr, str, withSource, type Row } from './rows.js';
 
-function decisionFromRow(userId: string, r: Row): Decision {
+/** A `memory_decisions` row as a Decision. */
+export function decisionFromRow(userId: string, r: Row): Decision {
   return {
     id: str(r.id),
     userId,

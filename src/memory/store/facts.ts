@@ -14,7 +14,8 @@ import { distinctIds, idList, num, optStr, str, withSource, type Row } from './r
 export const DEFAULT_IMPORTANCE = 0.5;
 const FIELDS = ['kind', 'text', 'importance'] as const;
 
-function factFromRow(userId: string, r: Row): Fact {
+/** A `memory_facts` row as a Fact. */
+export function factFromRow(userId: string, r: Row): Fact {
   return {
     id: str(r.id),
     userId,

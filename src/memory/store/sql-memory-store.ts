@@ -24,6 +24,7 @@ import { fullTextDialectFor } from './fulltext.js';
 import { listHistory } from './history.js';
 import { ensureProject, getProject, listProjects } from './projects.js';
 import { num, type Row } from './rows.js';
+import { recordPool } from './record-pool.js';
 import { search } from './search.js';
 import { createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.js';
 import { addTurns, countTurns, getTurns, recentTurns, turnNeighbourhoods, turnNeighbours } from './turns.js';
@@ -139,6 +140,7 @@ function userStore(scope: UserScope): UserMemoryStore {
     setFact: (fact, turnId) => setFact(scope, fact, turnId),
     listFacts: (options) => listFacts(scope, options),
     getFactByKey: (key) => getFactByKey(scope, key),
+    recordPool: (options) => recordPool(scope, options),
     search: (query, options) => search(scope, query, options),
     history: (options) => listHistory(scope, options),
     touch: (kind, ids, atMs) => touch(scope, kind, ids, atMs),

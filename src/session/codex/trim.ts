@@ -9,6 +9,7 @@
 import { readLines, type RawLine } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
 import type { ClaudeTrimInput, ClaudeTrimStats } from '../trim/claude-trim.js';
+import type { PageOutOptions } from '../trim/page-out.js';
 import { TrimStreamWriter, type AnnotationDraft, type QueuedLine } from '../trim/stream-writer.js';
 import { CODEX_ABORTED_OUTPUT } from './context.js';
 import { scanCodexSession, type CodexLineMeta } from './scan.js';
@@ -40,8 +41,8 @@ const COUNTER_OF_REASON: Record<CodexRemovalReason, keyof CodexTrimCounters> = {
   'ghost-snapshot': 'ghostSnapshots',
 };
 
-/** Trims a Codex rollout into `output` (atomically; the input is never modified). */
-export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimStats> {
+/** Trims a Codex rollout into `output` (atomically; the input is never modified). `packs` tunes page-out pack sizes. */
+export async function trimCodexSession(opts: CodexTrimInput, packs: Omit<PageOutOptions, 'onSealed'> = {}): Promise<CodexTrimStats> {
   const { input, output, store, policy, tokens } = opts;
   if (input === output) throw new CtxvmError('E_USAGE', `refusing to overwrite the input ${input}`, { hint: 'pass a different -o path; the original is never modified' });
 
@@ -64,7 +65,7 @@ export async function trimCodexSession(opts: CodexTrimInput): Promise<CodexTrimS
   // pass 3: filter and stub
   const counters = emptyCodexCounters();
   for (const reason of plan.removed.values()) counters[COUNTER_OF_REASON[reason]]++;
-  const writer = await TrimStreamWriter.open(output, store, { what: 'rollout' });
+  const writer = await TrimStreamWriter.open(output, store, { what: 'rollout', ...packs });
   // Threshold decisions use the tokenizer's fitted O(n) estimate, as the Claude trimmer does: it
   // runs at or a little above the exact count, so a payload near the threshold may be paged out
   // a little early, never kept too long.

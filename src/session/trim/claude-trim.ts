@@ -15,6 +15,7 @@ import { ClaudeLineTrimmer, type LineRoute } from './claude-lines.js';
 import { foldedLinesPlan, planClaudeTrim, preservedReachesFolded } from './claude-plan.js';
 import type { TrimCounters } from './claude-transform.js';
 import { findFoldPoint } from './fold-point.js';
+import type { PageOutOptions } from './page-out.js';
 import { TrimStreamWriter } from './stream-writer.js';
 
 /** Same shape as every driver's trim input (see ../driver.ts). */
@@ -23,12 +24,26 @@ export type ClaudeTrimInput = DriverTrimInput;
 /** A driver's trim stats, with the Claude-specific counters. */
 export type ClaudeTrimStats = Omit<DriverTrimStats, 'counters'> & { counters: TrimCounters };
 
+/**
+ * How pass 1 folds (the output is the same either way; tests compare them): `read` pages out
+ * what is before the second-to-last boundary while indexing (default), `rolling` folds only the
+ * index, `off` keeps the full index.
+ */
+export type FoldMode = 'read' | 'rolling' | 'off';
+
+/** Knobs of `trimClaudeSession` that do not change its output. */
+export interface ClaudeTrimTuning {
+  fold?: FoldMode;
+  /** Page-out pack sizes (see PageOutOptions). */
+  packs?: Omit<PageOutOptions, 'onSealed'>;
+}
+
 /** Thrown inside `trimOnce` when the folding index cannot serve the plan (rare; see claude-index.ts). */
 class FoldedTooMuch extends Error {}
 
-async function trimOnce(opts: ClaudeTrimInput, fold: boolean, foldBelow: number | undefined): Promise<ClaudeTrimStats> {
+async function trimOnce(opts: ClaudeTrimInput, fold: boolean, foldBelow: number | undefined, packs: ClaudeTrimTuning['packs']): Promise<ClaudeTrimStats> {
   const { input, output, store, policy, tokens } = opts;
-  const writer = await TrimStreamWriter.open(output, store, { what: 'transcript' });
+  const writer = await TrimStreamWriter.open(output, store, { what: 'transcript', ...packs });
   try {
     const folded = emptyFolded();
     const trimmer = new ClaudeLineTrimmer({ input, policy, tokens, writer, plan: foldedLinesPlan(folded) });
@@ -93,15 +108,16 @@ async function trimOnce(opts: ClaudeTrimInput, fold: boolean, foldBelow: number 
 }
 
 /** Trims a Claude Code transcript into `output` (atomically; the input is never modified). */
-export async function trimClaudeSession(opts: ClaudeTrimInput): Promise<ClaudeTrimStats> {
+export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTrimTuning = {}): Promise<ClaudeTrimStats> {
   if (opts.input === opts.output) throw new CtxvmError('E_USAGE', `refusing to overwrite the input ${opts.input}`, { hint: 'pass a different -o path; the original is never modified' });
-  const fold = opts.policy.dropBeforeCompaction;
-  const foldBelow = fold ? await findFoldPoint(opts.input) : undefined;
+  const mode = tuning.fold ?? 'read';
+  const fold = opts.policy.dropBeforeCompaction && mode !== 'off';
+  const foldBelow = fold && mode === 'read' ? await findFoldPoint(opts.input) : undefined;
   try {
-    return await trimOnce(opts, fold, foldBelow);
+    return await trimOnce(opts, fold, foldBelow, tuning.packs);
   } catch (error) {
     if (!(error instanceof FoldedTooMuch)) throw error;
     // the last boundary preserves messages from before the window: index everything
-    return trimOnce(opts, false, undefined);
+    return trimOnce(opts, false, undefined, tuning.packs);
   }
 }

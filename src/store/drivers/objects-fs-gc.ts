@@ -54,6 +54,8 @@ interface GcContext {
   layout: FsLayout;
   /** The store's clock, Unix ms; object ages are measured with it (put stamps mtimes with it). */
   now: () => number;
+  /** True when a reference bundle names the object (asked afresh each time; see objects-fs-bundles.ts). */
+  bundled: (hash: string) => Promise<boolean>;
 }
 
 /** Deletes unreferenced objects older than `graceMs` and cleans what crashed writers left. */
@@ -62,6 +64,7 @@ export async function collectGarbage(ctx: GcContext, graceMs: number): Promise<G
   const result: GcResult = { scanned: 0, deleted: 0, freedBytes: 0 };
   await recoverAbandonedTrash(layout);
   await cleanupStaleTempFiles(layout.stagingDir, STALE_TEMP_MS, Date.now());
+  await cleanupStaleTempFiles(join(layout.refsRoot, 'bundles'), STALE_TEMP_MS, Date.now());
   const cleanedDirs = new Set<string>();
   for await (const hash of listHashes(layout)) {
     result.scanned++;
@@ -118,7 +121,7 @@ async function isCollectable(ctx: GcContext, path: string, hash: string, graceMs
     throw ioError('stat an object', path, cause);
   }
   if (ctx.now() - mtimeMs < graceMs) return false;
-  return (await countMarkers(ctx.layout, hash)) === 0;
+  return (await countMarkers(ctx.layout, hash)) === 0 && !(await ctx.bundled(hash));
 }
 
 /** Puts a trashed object back; if a fresh copy was written meanwhile, the copies are identical. */

@@ -43,14 +43,17 @@ export async function addMarker(layout: FsLayout, hash: string, holder: string, 
 
 /**
  * Writes `holder`'s markers for many hashes on the calling thread (a few syscalls each, no
- * thread-pool round trips): for a holder that references a batch of objects at once.
+ * thread-pool round trips): for a holder that references a batch of objects at once. Returns
+ * the hashes whose marker it created (the others had one).
  */
-export function addMarkersSync(layout: FsLayout, hashes: readonly string[], holder: string, unsynced?: Set<string>): void {
+export function addMarkersSync(layout: FsLayout, hashes: readonly string[], holder: string, unsynced?: Set<string>): string[] {
   const content = Buffer.from(holder, 'utf8');
   const knownDirs = new Set<string>(); // the fan-out levels above the marker folders, once each
+  const added: string[] = [];
   for (const hash of hashes) {
     const path = layout.refPath(hash, holder);
     if (existsSync(path)) continue;
+    added.push(hash);
     // as in addMarker: a gc may remove the marker directory between its creation and the write
     for (let attempt = 1; ; attempt++) {
       try {
@@ -63,6 +66,7 @@ export function addMarkersSync(layout: FsLayout, hashes: readonly string[], hold
       }
     }
   }
+  return added;
 }
 
 /** Removes `holder`'s marker for `hash`; true if it existed. */

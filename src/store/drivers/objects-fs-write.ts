@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { createAtomicWriter, withAtomicWriter, writeFileAtomicSync } from '../../core/atomic-file.js';
 import { createSha256, sha256Hex } from '../../core/hash.js';
 import { CtxvmError, IntegrityError, UsageError, ioError } from '../../errors.js';
-import { compressBuffer, compressBufferSync, createCompressStream, resolveCodec, type CodecSettings } from '../object-codec.js';
+import { compressBuffer, compressBufferSync, createCompressStream, FASTEST_LEVEL, resolveCodec, type CodecSettings } from '../object-codec.js';
 import type { ByteSource, ObjectInfo, PutOptions } from '../object-store.js';
 import { HEADER_BYTES, TRAILER_BYTES, encodeHeader, encodeTrailer, readFrame } from './objects-fs-format.js';
 import { errnoCode, fsyncDirectory, type FsLayout } from './objects-fs-layout.js';
@@ -234,7 +234,9 @@ async function existingAfterFailure(ctx: FsWriteContext, hash: string, error: un
 }
 
 function settingsFor(ctx: FsWriteContext, put?: PutOptions): CodecSettings {
-  return put?.codec === undefined || put.codec === ctx.defaults.codec ? ctx.defaults : resolveCodec(put.codec);
+  const codec = put?.codec ?? ctx.defaults.codec;
+  if (put?.effort === 'fast') return resolveCodec(codec, FASTEST_LEVEL[codec]);
+  return codec === ctx.defaults.codec ? ctx.defaults : resolveCodec(codec);
 }
 
 async function stampMtime(ctx: FsWriteContext, path: string, fresh = false): Promise<void> {

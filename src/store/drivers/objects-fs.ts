@@ -9,6 +9,7 @@
  *   objects-fs-write.ts   put / putStream: atomic, deduplicating
  *   objects-fs-read.ts    get / getStream / stat: always verified
  *   objects-fs-refs.ts    one marker file per holder
+ *   objects-fs-bundles.ts one file per batch of a holder's references (refMany)
  *   objects-fs-gc.ts      list and lock-free garbage collection
  */
 import { existsSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { Readable } from 'node:stream';
 import { CtxvmError, NotFoundError, UsageError, ioError } from '../../errors.js';
 import { resolveCodec } from '../object-codec.js';
 import { DEFAULT_GC_GRACE_MS, assertHolder, type ObjectCodecName, type ObjectStore } from '../object-store.js';
+import { BUNDLE_MIN_REFS, createFsBundles } from './objects-fs-bundles.js';
 import { collectGarbage, findInTrash, listHashes, rescueFromTrash } from './objects-fs-gc.js';
 import { createFsLayout, errnoCode } from './objects-fs-layout.js';
 import { existsAtPath, readObject, readObjectChunks, statObject } from './objects-fs-read.js';
@@ -60,6 +62,10 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
     ...(unsynced ? { unsynced } : {}),
   };
 
+  const bundles = createFsBundles(layout);
+  /** Holders from markers and bundles, sorted, each once. */
+  const holders = async (hash: string): Promise<string[]> => [...new Set([...(await readHolders(layout, hash)), ...(await bundles.holdersOf(hash))])].sort();
+
   const ref = async (hash: string, holder: string): Promise<void> => {
     assertHolder(holder);
     await addMarker(layout, hash, holder, unsynced);
@@ -97,14 +103,17 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
       return (await existsAtPath(layout, hash)) || (await findInTrash(layout, hash)) !== undefined;
     },
 
-    stat: async (hash) => statObject(layout, hash),
+    async stat(hash) {
+      const info = await statObject(layout, hash);
+      return info && { ...info, refCount: (await holders(hash)).length };
+    },
 
     async delete(hash, options = {}) {
       const path = layout.objectPath(hash);
       if (!options.force) {
-        const holders = await readHolders(layout, hash);
-        if (holders.length > 0) {
-          throw new CtxvmError('E_CONFLICT', `object ${hash} is still referenced by ${holders.length} holder(s): ${holders.slice(0, 5).join(', ')}`, {
+        const current = await holders(hash);
+        if (current.length > 0) {
+          throw new CtxvmError('E_CONFLICT', `object ${hash} is still referenced by ${current.length} holder(s): ${current.slice(0, 5).join(', ')}`, {
             hint: 'unref it first, or delete with { force: true }',
           });
         }
@@ -116,8 +125,10 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
         if (errnoCode(cause) !== 'ENOENT') throw ioError('delete an object', path, cause);
         existed = false;
       }
-      if (options.force) await removeAllMarkers(layout, hash);
-      else await pruneMarkerDir(layout, hash);
+      if (options.force) {
+        await removeAllMarkers(layout, hash);
+        await bundles.drop(hash);
+      } else await pruneMarkerDir(layout, hash);
       return existed;
     },
 
@@ -126,24 +137,42 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
     async refMany(hashes, holder) {
       assertHolder(holder);
       for (const hash of hashes) assertSha256Hex(hash);
-      addMarkersSync(layout, hashes, holder, unsynced);
-      // the same existence check as `ref`; objects that are there (nearly all) cost one stat
-      for (const hash of hashes) if (!existsSync(layout.objectPath(hash))) await ref(hash, holder);
+      if (hashes.length < BUNDLE_MIN_REFS) {
+        const added = addMarkersSync(layout, hashes, holder, unsynced);
+        // the same existence check as `ref`; objects that are there (nearly all) cost one stat
+        try {
+          for (const hash of hashes) if (!existsSync(layout.objectPath(hash))) await ref(hash, holder);
+        } catch (error) {
+          // all or nothing: the references this call added go again
+          for (const hash of added) await removeMarker(layout, hash, holder);
+          throw error;
+        }
+        return;
+      }
+      // one bundle file, then the existence checks (the order `ref` keeps with its marker)
+      const bundle = bundles.write(holder, [...new Set(hashes)], unsynced);
+      try {
+        for (const hash of hashes) if (!existsSync(layout.objectPath(hash))) await ref(hash, holder);
+      } catch (error) {
+        await bundles.remove(bundle);
+        throw error;
+      }
     },
 
     async unref(hash, holder) {
       assertHolder(holder);
-      return removeMarker(layout, hash, holder);
+      const marker = await removeMarker(layout, hash, holder);
+      return (await bundles.drop(hash, holder)) || marker;
     },
 
-    holders: async (hash) => readHolders(layout, hash),
+    holders,
 
     async gc(options = {}) {
       const graceMs = options.graceMs ?? DEFAULT_GC_GRACE_MS;
       if (!Number.isFinite(graceMs) || graceMs < 0) {
         throw new UsageError(`invalid graceMs ${graceMs}: expected a non-negative number of ms`);
       }
-      return collectGarbage({ layout, now }, graceMs);
+      return collectGarbage({ layout, now, bundled: async (hash) => (await bundles.holdersOf(hash)).length > 0 }, graceMs);
     },
 
     list: () => listHashes(layout),
