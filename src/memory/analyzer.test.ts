@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSearchAnalyzer, porterStem } from './analyzer.js';
+import { createSearchAnalyzer, memoizeAnalyzer, porterStem } from './analyzer.js';
 
 describe('porterStem', () => {
   it('matches the reference outputs of Porter (1980)', () => {
@@ -57,5 +57,19 @@ describe('createSearchAnalyzer', () => {
   it('can keep stopwords and skip stemming', () => {
     const raw = createSearchAnalyzer({ stopwords: false, stem: false });
     expect(raw('The cats were running')).toEqual(['the', 'cats', 'were', 'running']);
+  });
+});
+
+describe('memoizeAnalyzer', () => {
+  it('returns what the analyzer returns, frozen, and analyses a text once', () => {
+    let calls = 0;
+    const inner = createSearchAnalyzer();
+    const memo = memoizeAnalyzer((text) => {
+      calls++;
+      return inner(text);
+    });
+    for (const text of ['下班前把周报发给我', 'Painting the fences', '下班前把周报发给我', '']) expect(memo(text)).toEqual(inner(text));
+    expect(calls).toBe(3);
+    expect(Object.isFrozen(memo('Painting the fences'))).toBe(true);
   });
 });

@@ -71,6 +71,33 @@ describe('cached memory store', () => {
     expect((await u.getFactByKey('timeZone'))?.text).toBe('UTC');
   });
 
+  it('caches what a rebuild reads: search hits, turns by id and their neighbourhoods, fresh after every write', async () => {
+    const store = createCachedMemoryStore({ store: warm, hot: lru(), consistency: 'generation' });
+    const u = store.forUser('alice');
+    const at = (i: number) => ({ ...turn(`t${i}`, `report number${i}`), atMs: i * 1000 });
+    await u.addTurns([at(1), at(2), at(4)]);
+    const read = () => Promise.all([u.search('report'), u.getTurns(['t2', 't9', 't2']), u.turnNeighbourhoods!(['t2', 't9'], 1, 1)]);
+    const [hits, turns, around] = await read();
+    expect(hits.map((h) => h.id).sort()).toEqual(['t1', 't2', 't4']);
+    expect(turns.map((t) => t.id)).toEqual(['t2', 't2']);
+    expect([...around.keys()]).toEqual(['t2']);
+    expect(around.get('t2')!.map((t) => t.id)).toEqual(['t1', 't2', 't4']);
+    const misses = store.readStats().misses;
+    expect(await read()).toEqual([hits, turns, around]);
+    expect(store.readStats().misses).toBe(misses + 2); // only t9 (turn, neighbourhood): not stored, so not cached
+    await u.addTurns([at(3), at(9)]);
+    const [hits2, turns2, around2] = await read();
+    expect(hits2.map((h) => h.id).sort()).toEqual(['t1', 't2', 't3', 't4', 't9']);
+    expect(turns2.map((t) => t.id)).toEqual(['t2', 't9', 't2']);
+    expect(around2.get('t2')!.map((t) => t.id)).toEqual(['t1', 't2', 't3']);
+    expect(around2.get('t9')!.map((t) => t.id)).toEqual(['t4', 't9']);
+    // searchMany shares the entries of search, and answers the same.
+    const before = store.readStats().hits;
+    const many = await u.searchMany!('report', [{ kinds: ['turn'] }, {}]);
+    expect(many).toEqual([await warm.forUser('alice').search('report', { kinds: ['turn'] }), hits2]);
+    expect(store.readStats().hits).toBe(before + 1); // the second search was cached by search()
+  });
+
   it('sees writes made behind its back by another process (warm-version, the default for a private cache)', async () => {
     const store = createCachedMemoryStore({ store: warm, hot: lru() });
     expect(store.consistency).toBe('warm-version');

@@ -2,8 +2,9 @@
  * A `MemoryStore` with a hot-tier read cache in front of the warm store (DESIGN.md storage tiers:
  * write warm first, then hot; read hot, then warm; losing the hot tier loses nothing). It caches
  * what the manager reads on every turn — the task lists, facts and preferences (the time zone
- * among them), projects, decisions and the memory version that keys cached rebuilds — per user
- * under the hot-cache kind `memory`, with a TTL. Everything else (turns, search, history, access
+ * among them), projects, decisions and the memory version that keys cached rebuilds — and what a
+ * rebuild reads (full-text hits, turns by id and their neighbourhoods), per user under the
+ * hot-cache kind `memory`, with a TTL. Everything else (recent turns, history, access
  * statistics, single records) goes straight to the warm store.
  *
  * Writes go to the warm store first; once they return (or fail, since a failure after COMMIT
@@ -16,7 +17,7 @@
  */
 import type { HotCache, HotCacheLogger } from '../store/hot-cache.js';
 import { createReadCache, type ReadCacheConsistency, type ReadCacheStats, type ReadFamily } from './cache/read-cache.js';
-import type { ListTasksOptions, MemoryStore, UserMemoryStore } from './memory-store.js';
+import type { ListTasksOptions, MemoryStore, SearchOptions, UserMemoryStore } from './memory-store.js';
 
 export type { ReadCacheConsistency, ReadCacheStats } from './cache/read-cache.js';
 
@@ -75,6 +76,17 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
     const inner = warm.forUser(userId); // checks the user id
     const read = <T>(key: string | undefined, family: ReadFamily, load: () => Promise<T>): Promise<T> =>
       key === undefined ? cache.bypass(load) : cache.read(userId, key, family, load);
+    /** Values of many ids, one cache entry each (`<prefix><id>`); the misses come from one `load` call. */
+    async function perId<T>(ids: readonly string[], prefix: string, family: ReadFamily, load: (ids: string[]) => Promise<Map<string, T>>): Promise<Map<string, T>> {
+      const unique = [...new Set(ids)];
+      const values = await cache.readMany(userId, unique.map((id) => prefix + id), family, async (keys) => {
+        const found = await load(keys.map((k) => k.slice(prefix.length)));
+        return new Map([...found].map(([id, v]) => [prefix + id, v] as const));
+      });
+      const out = new Map<string, T>();
+      unique.forEach((id, i) => values[i] !== undefined && out.set(id, values[i]!));
+      return out;
+    }
     /** Runs a warm write, then retires the cached values it may have changed. */
     async function write<T>(family: ReadFamily, run: () => Promise<T>, changed: (result: T) => boolean = () => true): Promise<T> {
       let result: T;
@@ -93,11 +105,19 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
       version: () => (consistency === 'warm-version' ? inner.version() : read('version', 'all', () => inner.version())),
 
       addTurns: (turns) => write('all', () => inner.addTurns(turns), (r) => r.added > 0),
-      getTurns: (ids) => inner.getTurns(ids),
+      // A stored turn never changes, so its cache entry outlives turn appends ('records').
+      getTurns: (ids) => (isIdList(ids) ? perId(ids, 'turn:', 'records', (want) => inner.getTurns(want).then((ts) => new Map(ts.map((t) => [t.id, t])))).then((found) => ids.flatMap((id) => found.get(id) ?? [])) : cache.bypass(() => inner.getTurns(ids))),
       recentTurns: (limit) => inner.recentTurns(limit),
       turnNeighbours: (id, before, after) => inner.turnNeighbours(id, before, after),
-      // Optional methods pass through only when the warm store has them (callers fall back).
-      ...(inner.turnNeighbourhoods ? { turnNeighbourhoods: inner.turnNeighbourhoods.bind(inner) } : {}),
+      // Optional in the interface: offered only when the warm store has it (callers fall back).
+      ...(inner.turnNeighbourhoods
+        ? {
+            turnNeighbourhoods: (ids: readonly string[], before: number, after: number) => {
+              const load = (want: string[]) => inner.turnNeighbourhoods!(want, before, after);
+              return isIdList(ids) && Number.isFinite(before) && Number.isFinite(after) ? perId(ids, `around:${before}:${after}:`, 'all', load) : cache.bypass(() => load([...ids]));
+            },
+          }
+        : {}),
       countTurns: () => inner.countTurns(),
 
       createTask: (task, turnId) => write('records', () => inner.createTask(task, turnId)),
@@ -117,7 +137,26 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
       listFacts: (opts) => read(factsKey(opts), 'records', () => inner.listFacts(opts)),
       getFactByKey: (key) => read(typeof key === 'string' && key !== '' ? `fact:${key}` : undefined, 'records', () => inner.getFactByKey(key)),
 
-      search: (query, opts) => inner.search(query, opts),
+      // Scores use corpus statistics of all users: a cached search answers as of this user's last
+      // write, as a cached rebuild does.
+      search: (query, opts) => read(searchKey(query, opts), 'all', () => inner.search(query, opts)),
+      ...(inner.searchMany
+        ? {
+            // One entry per search, shared with `search`; the missing ones in one warm call.
+            searchMany: async (query: string, searches: readonly SearchOptions[]) => {
+              const keys = searches.map((o) => searchKey(query, o));
+              if (!keys.every((k): k is string => k !== undefined)) return cache.bypass(() => inner.searchMany!(query, searches));
+              const unique = [...new Set(keys)];
+              const values = await cache.readMany(userId, unique, 'all', async (missing) => {
+                const hits = await inner.searchMany!(query, missing.map((k) => searches[keys.indexOf(k)]!));
+                return new Map(missing.map((k, i) => [k, hits[i] ?? []] as const));
+              });
+              return keys.map((k) => values[unique.indexOf(k)] ?? []);
+            },
+          }
+        : {}),
+      // The pool ranks records by their last use, which changes with every rebuild: not cached.
+      ...(inner.recordPool ? { recordPool: inner.recordPool.bind(inner) } : {}),
       history: (opts) => inner.history(opts),
       // Access statistics are not memory content: they change on every rebuild, bump no version
       // and are not cached.
@@ -151,6 +190,15 @@ function tasksKey(o: ListTasksOptions | undefined): string | undefined {
   const status = o?.status;
   if (status !== undefined && !(Array.isArray(status) && status.every((s) => typeof s === 'string'))) return undefined;
   return `tasks:${JSON.stringify([status ? [...new Set(status)].sort() : null, o?.dueBeforeMs ?? null, o?.limit ?? null])}`;
+}
+
+const isIdList = (ids: unknown): ids is readonly string[] => Array.isArray(ids) && ids.every((id) => typeof id === 'string');
+
+function searchKey(query: unknown, o: SearchOptions | undefined): string | undefined {
+  if (typeof query !== 'string' || !plain(o) || !isCount(o?.limit)) return undefined;
+  const kinds = o?.kinds;
+  if (kinds !== undefined && !isIdList(kinds)) return undefined;
+  return `search:${JSON.stringify([query, kinds ? [...new Set(kinds)].sort() : null, o?.limit ?? null])}`;
 }
 
 function decisionsKey(o: { projectId?: string; limit?: number } | undefined): string | undefined {

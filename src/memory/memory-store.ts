@@ -154,6 +154,12 @@ export interface UserMemoryStore {
 
   /** Full-text search over the segmented text of turns and memory records. */
   search(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * Several searches of one query (say turns, and records), one hit list per `searches` entry,
+   * the same hits as calling `search` for each, with the query analysed and its term statistics
+   * counted once. Optional: callers fall back to `search`.
+   */
+  searchMany?(query: string, searches: readonly SearchOptions[]): Promise<SearchHit[][]>;
   /** Change history, newest first. */
   history(options?: HistoryOptions): Promise<HistoryEntry[]>;
   /** Marks records as used in a context (raises their weight in later retrieval). */

@@ -127,6 +127,8 @@ export interface ObjectStore {
   refMany(hashes: readonly string[], holder: string): Promise<void>;
   /** Drops `holder`'s reference; idempotent; true if that holder held it. */
   unref(hash: string, holder: string): Promise<boolean>;
+  /** `unref` for many objects and one holder, as one batch; how many of them that holder held. */
+  unrefMany(hashes: readonly string[], holder: string): Promise<number>;
   /** Holder ids currently referencing the object, sorted. */
   holders(hash: string): Promise<string[]>;
   /** Deletes objects with no holders that were written or re-put more than `graceMs` ago. */

@@ -343,6 +343,67 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       await expect(u.touch('turn' as never, ['a'], T0)).rejects.toMatchObject({ code: 'E_USAGE' });
     });
 
+    // Optional methods (turnNeighbourhoods, searchMany, recordPool): a store without them is
+    // served by the callers' fallbacks, so these cases only check stores that have them.
+    it('reads the neighbourhoods of many turns at once, as turnNeighbours does one by one', async () => {
+      if (!u.turnNeighbourhoods) return;
+      await u.addTurns([turn('a', 'one', T0), turn('b', 'two', T0 + 1000), turn('c', 'three', T0 + 1000), turn('d', 'four', T0 - 1000), turn('e', 'five', T0 + 5000)]);
+      await h.store.forUser('bob').addTurns([turn('x', 'bob', T0 + 500)]);
+      for (const [before, after] of [[2, 2], [1, 0], [0, 3], [5, 5]] as const) {
+        const ids = ['c', 'a', 'nope', 'e', 'd', 'x'];
+        const many = await u.turnNeighbourhoods(ids, before, after);
+        expect([...many.keys()].sort()).toEqual(['a', 'c', 'd', 'e']);
+        for (const id of ['a', 'c', 'd', 'e']) expect(many.get(id)).toEqual(await u.turnNeighbours(id, before, after));
+      }
+      expect((await u.turnNeighbourhoods([], 2, 2)).size).toBe(0);
+    });
+
+    it('answers several searches of one query with the hits of each search alone', async () => {
+      if (!u.searchMany) return;
+      await u.addTurns([turn('t1', 'send the quarterly report to Dana', T0), turn('t2', '下班前把周报发给我', T0 + 1), turn('t3', 'the report is late', T0 + 2)]);
+      await u.createTask({ title: 'write the quarterly report' });
+      await u.setFact({ kind: 'fact', text: 'Dana reads every report' });
+      const searches = [{ kinds: ['task', 'decision', 'fact'] as const, limit: 5 }, { kinds: ['turn'] as const, limit: 2 }, {}, { limit: 0 }, { kinds: [] }];
+      for (const query of ['quarterly report', '周报 Dana', 'nothing matches this', '']) {
+        const many = await u.searchMany(query, searches);
+        expect(many).toEqual(await Promise.all(searches.map((o) => u.search(query, o))));
+      }
+    });
+
+    it('selects a bounded pool of facts and decisions: profile, best per ordering, hits and dates', async () => {
+      if (!u.recordPool) return;
+      const free = [];
+      for (let i = 0; i < 5; i++) {
+        free.push(await u.setFact({ kind: 'fact', text: `free fact ${i}`, importance: i === 0 ? 0.9 : 0.5 }));
+        clock.advance(10);
+      }
+      const name = await u.setFact({ kind: 'fact', key: 'name', text: 'Alice' });
+      const pref = await u.setFact({ kind: 'preference', text: 'short answers' });
+      await u.touch('fact', [free[1]!.id], T0 + 1000);
+      const p = await u.ensureProject('Apollo');
+      const d = [];
+      for (let i = 0; i < 4; i++) {
+        clock.advance(10);
+        d.push(await u.addDecision({ text: `decision ${i}`, ...(i % 2 === 0 ? { projectId: p.id } : {}) }));
+      }
+      const ids = (xs: readonly { id: string }[]) => xs.map((x) => x.id).sort();
+      const pool = await u.recordPool({ perOrder: 2 });
+      // newest 2 (4, 3), most important 2 (0, then the newest: 4), most recently used (1)
+      expect(ids(pool.facts)).toEqual(ids([name, pref, free[4]!, free[3]!, free[0]!, free[1]!]));
+      expect(ids(pool.decisions)).toEqual(ids([d[3]!, d[2]!]));
+      expect(Object.fromEntries(pool.lastDecisionMs)).toEqual({ [p.id]: d[2]!.createdAtMs });
+      // listFacts and listDecisions order
+      expect(pool.facts.map((f) => f.id)).toEqual((await u.listFacts()).filter((f) => ids(pool.facts).includes(f.id)).map((f) => f.id));
+      const wider = await u.recordPool({ perOrder: 1, ids: [free[2]!.id, d[0]!.id, 'nope'], createdWithin: [{ startMs: free[1]!.createdAtMs, endMs: free[1]!.createdAtMs + 1 }] });
+      expect(ids(wider.facts)).toEqual(ids([name, pref, free[4]!, free[0]!, free[1]!, free[2]!]));
+      expect(ids(wider.decisions)).toEqual(ids([d[3]!, d[0]!]));
+      const everything = await u.recordPool({ perOrder: 100 });
+      expect(ids(everything.facts)).toEqual(ids(await u.listFacts()));
+      expect(ids(everything.decisions)).toEqual(ids(await u.listDecisions()));
+      const bob = await h.store.forUser('bob').recordPool!({ perOrder: 10, ids: [free[0]!.id] });
+      expect([bob.facts, bob.decisions, bob.lastDecisionMs.size]).toEqual([[], [], 0]);
+    });
+
     it('keeps users with look-alike ids apart', async () => {
       const ids = ['a', 'A', 'a ', ' a', 'a\t', '用户', '😀', "' OR 1=1 --", '%', '_', 'a'.repeat(2000)];
       for (const [i, id] of ids.entries()) {

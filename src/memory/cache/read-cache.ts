@@ -62,6 +62,11 @@ export interface ReadCacheOptions {
 export interface ReadCache {
   /** The cached value of `key`, else `load()` (whose result is then cached). */
   read<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>): Promise<T>;
+  /**
+   * Values of many keys, in order; the missing ones come from ONE `loadMissing(keys)` call, which
+   * returns what it found (keys it leaves out read as undefined and are not cached).
+   */
+  readMany<T>(userId: string, keys: readonly string[], family: ReadFamily, loadMissing: (keys: string[]) => Promise<Map<string, T>>): Promise<Array<T | undefined>>;
   /** Retires cached values after a warm write of `userId` committed (or may have). Never rejects. */
   wrote(userId: string, family: ReadFamily): Promise<void>;
   /** Reads straight from the warm store (arguments that have no cache key); counted as bypassed. */
@@ -86,6 +91,8 @@ interface Request {
   key: string;
   family: ReadFamily;
   load: () => Promise<unknown>;
+  /** False when "not found" may change without a write of this family (a turn stored later). */
+  cacheUndefined: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -148,7 +155,8 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
     outcomes.forEach((o, i) => {
       const r = requests[i]!;
       const g = gens[r.family];
-      if (o.status === 'fulfilled' && g !== undefined) entries.push([r.key, { g, d: o.value === undefined ? null : o.value }]);
+      if (o.status !== 'fulfilled' || g === undefined || (o.value === undefined && !r.cacheUndefined)) return;
+      entries.push([r.key, { g, d: o.value === undefined ? null : o.value }]);
     });
     // Stored (encoded) before anyone gets the values, so a caller mutating its result cannot
     // change what the cache holds.
@@ -205,24 +213,45 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
     outcomes.forEach((o, i) => (o.status === 'fulfilled' ? batch[i]!.resolve(o.value) : batch[i]!.reject(o.reason)));
   }
 
+  function enqueue<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>, cacheUndefined: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let batch = pending.get(userId);
+      if (!batch) {
+        const fresh: Request[] = [];
+        batch = fresh;
+        pending.set(userId, fresh);
+        queueMicrotask(() => {
+          pending.delete(userId);
+          flush(userId, fresh).catch((error: unknown) => {
+            // Only a failing warm version read gets here: every request fails with it.
+            for (const r of fresh) r.reject(error);
+          });
+        });
+      }
+      batch.push({ key, family, load, cacheUndefined, resolve: resolve as (v: unknown) => void, reject });
+    });
+  }
+
   return {
     read<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        let batch = pending.get(userId);
-        if (!batch) {
-          const fresh: Request[] = [];
-          batch = fresh;
-          pending.set(userId, fresh);
-          queueMicrotask(() => {
-            pending.delete(userId);
-            flush(userId, fresh).catch((error: unknown) => {
-              // Only a failing warm version read gets here: every request fails with it.
-              for (const r of fresh) r.reject(error);
-            });
-          });
+      return enqueue(userId, key, family, load, true);
+    },
+
+    readMany<T>(userId: string, keys: readonly string[], family: ReadFamily, loadMissing: (keys: string[]) => Promise<Map<string, T>>): Promise<Array<T | undefined>> {
+      // The misses of this call reach the warm store as ONE loadMissing call: the flush starts
+      // every load of a batch in one synchronous loop, before the microtask below runs.
+      let wanted: string[] | undefined;
+      let loaded: Promise<Map<string, T>> | undefined;
+      const loadOne = (key: string): Promise<T | undefined> => {
+        if (!wanted) {
+          const keysToLoad: string[] = [];
+          wanted = keysToLoad;
+          loaded = Promise.resolve().then(() => loadMissing(keysToLoad));
         }
-        batch.push({ key, family, load, resolve: resolve as (v: unknown) => void, reject });
-      });
+        wanted.push(key);
+        return loaded!.then((found) => found.get(key));
+      };
+      return Promise.all(keys.map((key) => enqueue(userId, key, family, () => loadOne(key), false)));
     },
 
     async wrote(userId: string, family: ReadFamily): Promise<void> {

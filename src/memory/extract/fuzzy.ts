@@ -29,8 +29,10 @@ const STEM_LENGTH = 5;
 
 /** Similarity of two task names, 0..1; 1 for identical content. */
 export function similarity(a: string, b: string): number {
-  const ua = units(a);
-  const ub = units(b);
+  return similarityOf(units(a), units(b));
+}
+
+function similarityOf(ua: Units, ub: Units): number {
   if (ua.units.length === 0 || ub.units.length === 0) return 0;
   const content = overlap(ua.units, ub.units);
   const order = ua.bigrams.length > 0 && ub.bigrams.length > 0 ? overlap(ua.bigrams, ub.bigrams) : content;
@@ -41,8 +43,9 @@ export function similarity(a: string, b: string): number {
 /** Candidates scored against `query`, best first, keeping those at or above `minScore` (default 0.35). */
 export function rankMatches<T>(query: string, items: readonly T[], nameOf: (item: T) => string, minScore = 0.35): FuzzyMatch<T>[] {
   const scored: FuzzyMatch<T>[] = [];
+  const uq = units(query); // once, not once per candidate
   for (const item of items) {
-    const score = similarity(query, nameOf(item));
+    const score = similarityOf(uq, units(nameOf(item)));
     if (score >= minScore) scored.push({ item, score });
   }
   // Stable: equal scores keep the caller's order (most recent first).

@@ -11,7 +11,7 @@
  * recall from 0.86 to 0.88, compressing all but the best 3 hits from 0.81 to 0.84 at 1000.
  */
 import type { SearchAnalyzer } from '../analyzer.js';
-import type { UserMemoryStore } from '../memory-store.js';
+import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
 import type { Turn } from '../model.js';
 import { keySentence } from './compress.js';
 import type { ResolvedRebuildOptions } from './options.js';
@@ -34,11 +34,13 @@ export async function historyCandidates(
   query: QueryInfo,
   o: ResolvedRebuildOptions,
   analyzer: SearchAnalyzer,
+  turnHits?: readonly SearchHit[],
 ): Promise<PackCandidate[]> {
   const tuning = o.history;
   if (query.terms.size === 0) return [];
   const excluded = new Set(o.excludeTurnIds);
-  const hits = (await store.search(query.text, { kinds: ['turn'], limit: o.searchLimit + excluded.size })).filter((h) => !excluded.has(h.id));
+  const found = turnHits ?? (await store.search(query.text, turnSearch(o)));
+  const hits = found.filter((h) => !excluded.has(h.id));
   if (hits.length === 0) return [];
   const fullText = normaliseHits(hits);
   const turns = await store.getTurns(hits.map((h) => h.id));
@@ -142,6 +144,11 @@ const ROLE_LABEL = { user: 'User', assistant: 'Assistant', system: 'System' } as
 /** Session of a turn, or its calendar day when the source has no sessions. */
 function groupKey(turn: Turn, o: ResolvedRebuildOptions): string {
   return turn.sessionId !== null ? `s:${turn.sessionId}` : `d:${formatDate(turn.atMs, o.timeZone)}`;
+}
+
+/** The history layer's search: turns, enough hits to leave `searchLimit` after the excluded ones. */
+export function turnSearch(o: ResolvedRebuildOptions): SearchOptions {
+  return { kinds: ['turn'], limit: o.searchLimit + new Set(o.excludeTurnIds).size };
 }
 
 /** Render and tie-break order of a turn: time, then natural id order. */

@@ -144,3 +144,18 @@ describe('rebuildContext', () => {
     expect(anthropic.messages).toEqual([{ role: 'user', content: 'When is it due?' }]);
   });
 });
+
+describe('rebuildContext over a store without the optional batch reads', () => {
+  it('builds the same context through the fallbacks (list methods, one search and one neighbour read at a time)', async () => {
+    const { turnNeighbourhoods, searchMany, recordPool, ...rest } = user;
+    expect([turnNeighbourhoods, searchMany, recordPool].every((m) => typeof m === 'function')).toBe(true);
+    const plain: UserMemoryStore = rest;
+    for (const query of ['What did Alice decide about PostgreSQL for Apollo?', 'what is finished? the budget review', 'Miso the cat', '周报']) {
+      for (const budgetTokens of [120, 400, 2000]) {
+        const fast = await rebuildContext(user, query, base({ budgetTokens }));
+        const slow = await rebuildContext(plain, query, base({ budgetTokens }));
+        expect(slow, `${query} @ ${budgetTokens}`).toEqual(fast);
+      }
+    }
+  });
+});

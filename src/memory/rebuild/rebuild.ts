@@ -8,10 +8,10 @@ import { sha256Hex } from '../../core/hash.js';
 import { createSearchAnalyzer, memoizeAnalyzer, type SearchAnalyzer } from '../analyzer.js';
 import type { RebuiltContext } from '../context.js';
 import type { MemoryKind } from '../model.js';
-import type { UserMemoryStore } from '../memory-store.js';
-import { historyCandidates } from './history.js';
+import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
+import { historyCandidates, turnSearch } from './history.js';
 import { activeProject, memoryCandidates, profileCandidates, projectCandidates, systemCandidates, taskCandidates, type RecordInputs } from './layers.js';
-import { optionsHash, resolveRebuildOptions, type RebuildOptions } from './options.js';
+import { optionsHash, resolveRebuildOptions, type RebuildOptions, type ResolvedRebuildOptions } from './options.js';
 import { packContext } from './pack.js';
 import { readRecords } from './records.js';
 import { analyseQuery, asksAboutDone } from './query.js';
@@ -42,7 +42,7 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
   // Closed tasks are candidates only when the query asks about finished work.
   const [tasks, projects] = await Promise.all([store.listTasks(asksAboutDone(query) ? {} : { status: ['todo', 'doing'] }), store.listProjects()]);
   const q = analyseQuery(query, analyzer, projects, o.nowMs, o.timeZone);
-  const recordHits = q.terms.size > 0 ? await store.search(query, { kinds: ['task', 'decision', 'fact'], limit: o.searchLimit }) : [];
+  const [recordHits, turnHits] = q.terms.size > 0 ? await fullTextHits(store, query, o) : [[], []];
   const records = await readRecords(store, q, recordHits, o.memoryPool);
   const { facts, decisions } = records;
   const memoryKinds: Array<[MemoryKind, string[]]> = [
@@ -72,7 +72,7 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     ...profileCandidates(facts),
     ...projectCandidates(project, projectDecisions, o.timeZone),
     ...taskCandidates(inputs, q, o, analyzer),
-    ...(await historyCandidates(store, q, o, analyzer)),
+    ...(await historyCandidates(store, q, o, analyzer, turnHits)),
     ...memoryCandidates(inputs, q, o, analyzer, project?.id),
   ];
   const packed = packContext(candidates, o.budgetTokens, o.layerShares, o.tokens);
@@ -92,6 +92,16 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
   }
   if (o.touch) await touchUsed(store, context, o.nowMs);
   return context;
+}
+
+/** The query's full-text hits among memory records and among turns; one store call when it can. */
+async function fullTextHits(store: UserMemoryStore, query: string, o: ResolvedRebuildOptions): Promise<[SearchHit[], SearchHit[]]> {
+  const searches: SearchOptions[] = [{ kinds: ['task', 'decision', 'fact'], limit: o.searchLimit }, turnSearch(o)];
+  if (store.searchMany) {
+    const [records = [], turns = []] = await store.searchMany(query, searches);
+    return [records, turns];
+  }
+  return [await store.search(query, searches[0]), await store.search(query, searches[1])];
 }
 
 const TOUCHABLE: ReadonlySet<string> = new Set<MemoryKind>(['task', 'project', 'decision', 'fact']);

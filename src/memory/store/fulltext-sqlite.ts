@@ -133,8 +133,14 @@ export function createSqliteFullText(): FullTextDialect {
       const df = new Map<string, number>();
       for (const term of q.terms) {
         const keyed = fts5Quote(q.userKey + term);
-        const row = await ex.get<Row>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${FTS} WHERE ${FTS} MATCH ? LIMIT ?) capped`, [keyed, budget + 1]);
-        df.set(keyed, num(row?.n));
+        let n = q.frequencies?.get(keyed);
+        if (n === undefined) {
+          // A literal LIMIT: SQLite plans a known one better than a bound parameter.
+          const row = await ex.get<Row>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${FTS} WHERE ${FTS} MATCH ? LIMIT ${budget + 1}) capped`, [keyed]);
+          n = num(row?.n);
+          q.frequencies?.set(keyed, n);
+        }
+        df.set(keyed, n);
       }
       const choice = chooseTerms(df, budget);
       if (choice.terms.length === 0) return [];

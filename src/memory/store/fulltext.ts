@@ -23,6 +23,11 @@ export interface FullTextQuery {
   kinds: readonly SearchKind[] | undefined;
   /** Maximum hits, >= 1. */
   limit: number;
+  /**
+   * Document frequencies already counted for these terms (keyed as the dialect keys them), read
+   * and filled by the dialect, so several searches of one query count them once. Optional.
+   */
+  frequencies?: Map<string, number>;
 }
 
 /** What a backend must provide for full-text search. */

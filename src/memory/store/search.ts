@@ -37,12 +37,23 @@ export function queryTerms(analyzer: Analyzer, query: string): string[] {
 
 /** `UserMemoryStore.search`. */
 export async function search(scope: UserScope, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
-  const limit = Math.floor(options.limit ?? DEFAULT_SEARCH_LIMIT);
-  if (!(limit > 0)) return [];
-  const kinds = options.kinds ? [...new Set(options.kinds.filter((k) => KINDS.has(k)))] : undefined;
-  if (kinds && kinds.length === 0) return [];
+  return (await searchMany(scope, query, [options]))[0]!;
+}
+
+/** `UserMemoryStore.searchMany`: the query analysed once, term statistics counted once. */
+export async function searchMany(scope: UserScope, query: string, searches: readonly SearchOptions[]): Promise<SearchHit[][]> {
   const terms = queryTerms(scope.ctx.analyzer, query);
-  if (terms.length === 0) return [];
-  await scope.ctx.ready();
-  return scope.ctx.fullText.search(scope.ctx.db, { userId: scope.userId, userKey: scope.userKey, terms, kinds, limit });
+  const frequencies = new Map<string, number>();
+  const out: SearchHit[][] = [];
+  for (const options of searches) {
+    const limit = Math.floor(options?.limit ?? DEFAULT_SEARCH_LIMIT);
+    const kinds = options?.kinds ? [...new Set(options.kinds.filter((k) => KINDS.has(k)))] : undefined;
+    if (!(limit > 0) || (kinds && kinds.length === 0) || terms.length === 0) {
+      out.push([]);
+      continue;
+    }
+    await scope.ctx.ready();
+    out.push(await scope.ctx.fullText.search(scope.ctx.db, { userId: scope.userId, userKey: scope.userKey, terms, kinds, limit, frequencies }));
+  }
+  return out;
 }

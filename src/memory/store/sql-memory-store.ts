@@ -25,7 +25,7 @@ import { listHistory } from './history.js';
 import { ensureProject, getProject, listProjects } from './projects.js';
 import { num, type Row } from './rows.js';
 import { recordPool } from './record-pool.js';
-import { search } from './search.js';
+import { search, searchMany } from './search.js';
 import { createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.js';
 import { addTurns, countTurns, getTurns, recentTurns, turnNeighbourhoods, turnNeighbours } from './turns.js';
 
@@ -142,6 +142,7 @@ function userStore(scope: UserScope): UserMemoryStore {
     getFactByKey: (key) => getFactByKey(scope, key),
     recordPool: (options) => recordPool(scope, options),
     search: (query, options) => search(scope, query, options),
+    searchMany: (query, searches) => searchMany(scope, query, searches),
     history: (options) => listHistory(scope, options),
     touch: (kind, ids, atMs) => touch(scope, kind, ids, atMs),
     accessStats: (kind, ids) => accessStats(scope, kind, ids),

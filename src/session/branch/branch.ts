@@ -154,7 +154,7 @@ async function refAll(store: ObjectStore, hashes: Iterable<string>, holder: stri
 }
 
 async function unrefAll(store: ObjectStore, hashes: Iterable<string>, holder: string): Promise<void> {
-  for (const h of hashes) await store.unref(h, holder).catch(() => undefined);
+  await store.unrefMany([...hashes], holder).catch(() => undefined);
 }
 
 /** True when the branch resumes through the message with `uuid` (its line is on the loaded chain). */

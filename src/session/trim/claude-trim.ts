@@ -15,8 +15,7 @@ import { ClaudeLineTrimmer, type LineRoute } from './claude-lines.js';
 import { foldedLinesPlan, planClaudeTrim, preservedReachesFolded } from './claude-plan.js';
 import type { TrimCounters } from './claude-transform.js';
 import { findFoldPoint } from './fold-point.js';
-import type { PageOutOptions } from './page-out.js';
-import { TrimStreamWriter } from './stream-writer.js';
+import { TrimStreamWriter, type TrimStreamWriterOptions } from './stream-writer.js';
 
 /** Same shape as every driver's trim input (see ../driver.ts). */
 export type ClaudeTrimInput = DriverTrimInput;
@@ -34,8 +33,8 @@ export type FoldMode = 'read' | 'rolling' | 'off';
 /** Knobs of `trimClaudeSession` that do not change its output. */
 export interface ClaudeTrimTuning {
   fold?: FoldMode;
-  /** Page-out pack sizes (see PageOutOptions). */
-  packs?: Omit<PageOutOptions, 'onSealed'>;
+  /** Page-out pack sizes and how much output may wait for a pack (see TrimStreamWriterOptions). */
+  packs?: Omit<TrimStreamWriterOptions, 'what'>;
 }
 
 /** Thrown inside `trimOnce` when the folding index cannot serve the plan (rare; see claude-index.ts). */

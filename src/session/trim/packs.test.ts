@@ -32,7 +32,7 @@ const TINY = { minPackBytes: 2048, cutGapBytes: 8192, maxPackBytes: 64 * 1024, m
 const tokens = createTokenCounter();
 let n = 0;
 
-async function trim(input: string, store: ObjectStore, fold: FoldMode = 'read', packs = TINY) {
+async function trim(input: string, store: ObjectStore, fold: FoldMode = 'read', packs: Record<string, number> = TINY) {
   const output = join(root, `out-${++n}.jsonl`);
   const stats = await trimClaudeSession({ input, output, store, policy: resolvePolicy(), tokens }, { fold, packs });
   return { output, stats, bytes: await readFile(output) };
@@ -94,6 +94,12 @@ describe.skipIf(inputs.length === 0)('trims into many packs', () => {
     }
     // every object an annotation names is held by the trim
     for (const hash of await packsOf(read.output)) expect(await store.holders(hash)).toContain(read.stats.holder);
+    // packs sealed early because output waits (here: after every line) change cut points only
+    const eager = await trim(input, store, 'read', { ...TINY, maxWaitingBytes: 1 });
+    const eagerBack = join(root, `back-${++n}.jsonl`);
+    await restoreSession({ input: eager.output, output: eagerBack, store });
+    expect((await readFile(eagerBack)).equals(await readFile(input))).toBe(true);
+    for (const { ref, original } of await stubRefs(input, eager.output)) expect(containsValue(original, (await pageIn(store, ref)).content), ref).toBe(true);
   });
 });
 

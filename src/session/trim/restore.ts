@@ -20,6 +20,7 @@ export interface RestoreOptions {
 }
 
 export interface RestoreResult {
+  /** Lines of the restored file. */
   lines: number;
   bytes: number;
   /** Lines whose original came back from the store. */
@@ -35,6 +36,18 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
   if (input === output) throw new CtxvmError('E_USAGE', `refusing to overwrite ${input}`, { hint: 'pass a different -o path' });
   const writer = await JsonlWriter.open(output);
   const packs = new PackReader(store, input);
+  // lines of the output, counted by their terminators (originals come back in multi-line pieces)
+  let lines = 0;
+  let endsWithNewline = true;
+  const count = (chunk: Uint8Array) => {
+    if (chunk.length === 0) return;
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+    endsWithNewline = chunk[chunk.length - 1] === 0x0a;
+  };
+  const write = async (chunk: Buffer) => {
+    count(chunk);
+    await writer.writeRaw(chunk);
+  };
   let restoredLines = 0;
   let droppedSynthetic = 0;
   let annotated = 0;
@@ -45,27 +58,32 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
         hint: 'restore needs the CTXVM_HOME the trim was made with; objects are kept while the trim holds them (check `ctxvm gc` was not forced)',
       });
     }
-    for await (const chunk of store.getStream(hash)) await writer.writeRaw(chunk as Buffer);
+    for await (const chunk of store.getStream(hash)) await write(chunk as Buffer);
   };
   const copyParts = async (parts: PackPart[]) => {
-    for (const part of parts) await writer.writeRaw(await packs.read(part));
+    for (const part of parts) await write(await packs.read(part));
   };
   try {
     for await (const raw of readLines(input, { signal: options.signal })) {
-      if (!mayCarryAnnotation(raw.bytes)) {
+      const copy = async () => {
+        lines++;
+        endsWithNewline = raw.eol !== '';
         await writer.writeLine(raw);
+      };
+      if (!mayCarryAnnotation(raw.bytes)) {
+        await copy();
         continue;
       }
       let value: unknown;
       try {
         value = JSON.parse(raw.text);
       } catch {
-        await writer.writeLine(raw);
+        await copy();
         continue;
       }
       const ann = readAnnotation(value, { file: input, line: raw.line, byteOffset: raw.byteOffset });
       if (!ann) {
-        await writer.writeLine(raw);
+        await copy();
         continue;
       }
       annotated++;
@@ -75,7 +93,7 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
       else if (ann.a) {
         const original = unspliceAnnotation(raw.text, ann);
         if (original === undefined) throw new CtxvmError('E_PARSE', `${input}:${raw.line}: the appended ctxvm annotation is not at the end of the line`, { hint: 'the trimmed file was edited by hand' });
-        await writer.writeRaw(original + raw.eol);
+        await write(Buffer.from(original + raw.eol));
         restoredLines++;
       } else if (ann.o) {
         if (ann.v === 1) await copyObject(ann.o, raw.line);
@@ -92,5 +110,5 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
     await writer.abort();
     throw error;
   }
-  return { lines: writer.lines, bytes: writer.bytes, restoredLines, droppedSynthetic, wasTrimmed: annotated > 0 };
+  return { lines: lines + (endsWithNewline ? 0 : 1), bytes: writer.bytes, restoredLines, droppedSynthetic, wasTrimmed: annotated > 0 };
 }

@@ -37,6 +37,8 @@ export interface FsBundles {
   holdersOf(hash: string): Promise<string[]>;
   /** Drops `hash` from the bundles of `holder` (of every holder when undefined); true if one named it. */
   drop(hash: string, holder?: string): Promise<boolean>;
+  /** Drops all of `hashes` from `holder`'s bundles, rewriting each bundle once; the hashes one named. */
+  dropMany(hashes: readonly string[], holder: string): Promise<Set<string>>;
 }
 
 export function createFsBundles(layout: FsLayout): FsBundles {
@@ -85,6 +87,23 @@ export function createFsBundles(layout: FsLayout): FsBundles {
     }
   };
 
+  /** Rewrites the bundles `which` selects without `hashes`; the hashes that were dropped. */
+  const dropWhere = async (which: (b: Bundle) => boolean, hashes: ReadonlySet<string>): Promise<Set<string>> => {
+    const dropped = new Set<string>();
+    for (const [name, b] of [...(await refresh()).entries()]) {
+      if (!which(b)) continue;
+      const gone = [...b.hashes].filter((h) => hashes.has(h));
+      if (gone.length === 0) continue;
+      for (const h of gone) dropped.add(h);
+      const rest = [...b.hashes].filter((h) => !hashes.has(h));
+      // the successor first, then the old file: the other references are never dropped
+      if (rest.length > 0) write(b.holder, rest);
+      await remove(join(dir, name));
+      known.delete(name);
+    }
+    return dropped;
+  };
+
   return {
     write,
     remove,
@@ -94,17 +113,8 @@ export function createFsBundles(layout: FsLayout): FsBundles {
       return [...out];
     },
     async drop(hash, holder) {
-      let dropped = false;
-      for (const [name, b] of [...(await refresh()).entries()]) {
-        if (!b.hashes.has(hash) || (holder !== undefined && b.holder !== holder)) continue;
-        dropped = true;
-        const rest = [...b.hashes].filter((h) => h !== hash);
-        // the successor first, then the old file: the other references are never dropped
-        if (rest.length > 0) write(b.holder, rest);
-        await remove(join(dir, name));
-        known.delete(name);
-      }
-      return dropped;
+      return (await dropWhere((b) => holder === undefined || b.holder === holder, new Set([hash]))).size > 0;
     },
+    dropMany: (hashes, holder) => dropWhere((b) => b.holder === holder, new Set(hashes)),
   };
 }

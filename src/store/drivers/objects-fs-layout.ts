@@ -3,6 +3,7 @@
  *
  *   <root>/<aa>/<bb>/<hash>             an object (aa, bb = first two byte pairs of the hash)
  *   <root>/refs/<aa>/<hash>/<holderId>  one marker file per holder; holderId = sha256(holder)[0..32)
+ *   <root>/refs/bundles/<holderId>.<rnd> one holder's references to many objects (objects-fs-bundles.ts)
  *   <root>/.staging/                    putStream writes here before the hash is known
  *   <root>/.trash/                      gc moves an object here before its final decision
  *

@@ -165,6 +165,14 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
       return (await bundles.drop(hash, holder)) || marker;
     },
 
+    async unrefMany(hashes, holder) {
+      assertHolder(holder);
+      for (const hash of hashes) assertSha256Hex(hash);
+      const dropped = await bundles.dropMany(hashes, holder);
+      for (const hash of hashes) if (await removeMarker(layout, hash, holder)) dropped.add(hash);
+      return dropped.size;
+    },
+
     holders,
 
     async gc(options = {}) {

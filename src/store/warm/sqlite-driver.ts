@@ -6,15 +6,13 @@
  *
  * better-sqlite3 is synchronous; the async `SqlDatabase` surface exists so the PostgreSQL driver
  * can share it. Transactions span awaits, so they are serialised: calls made outside the
- * transaction wait for it to end instead of slipping into it. Transactions that queue up while
- * one runs are committed together (sqlite-group-commit.ts), each under its own savepoint. Connections to one file within a
+ * transaction wait for it to end instead of slipping into it. Connections to one file within a
  * process share a single underlying connection: with two, the second one's lock wait would block
  * the only thread while the first still has to commit — a deadlock until the busy timeout.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CtxvmError, type ErrorCode } from '../../errors.js';
-import { createGroupCommit, type GroupCommit } from './sqlite-group-commit.js';
 import type { SqlDatabase, SqlExecutor, SqliteDriver, SqlParams, SqlRunResult } from './sql.js';
 
 /** Default time a statement waits for another process's lock, ms. */
@@ -85,8 +83,10 @@ interface SharedConnection {
   db: BsDatabase;
   location: string;
   statements: Map<string, BsStatement>;
-  /** The transaction queue (group commit). */
-  transactions: GroupCommit;
+  /** A transaction is running. */
+  active: boolean;
+  /** Tail of the transaction queue. */
+  queue: Promise<unknown>;
   /** Open handles. */
   handles: number;
 }
@@ -121,7 +121,7 @@ export function createBetterSqliteDriver(options: BetterSqliteDriverOptions): Sq
         } catch (cause) {
           throw wrap(location, cause);
         }
-        conn = { db, location, statements: new Map(), transactions: createGroupCommit({ db, wrap: (cause) => wrap(location, cause) }), handles: 0 };
+        conn = { db, location, statements: new Map(), active: false, queue: Promise.resolve(), handles: 0 };
         if (key) shared.set(key, conn);
       }
       conn.handles++;
@@ -166,9 +166,8 @@ function handleFor(conn: SharedConnection, release: () => void): SqlDatabase {
   };
   // Outside a transaction, wait for a running one to end first.
   const idle = async () => {
-    if (conn.transactions.active) await conn.transactions.idle();
+    while (conn.active) await conn.queue.catch(() => {});
   };
-  const refusal = () => (closed ? new CtxvmError('E_USAGE', `${location}: the database is closed`) : undefined);
 
   return {
     dialect: 'sqlite',
@@ -190,11 +189,31 @@ function handleFor(conn: SharedConnection, release: () => void): SqlDatabase {
       return direct.exec(sql);
     },
     transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      return conn.transactions.run(fn, direct, refusal);
+      // Chained behind earlier transactions of every handle, so only one runs at a time.
+      const next = conn.queue.catch(() => {}).then(async () => {
+        if (closed) throw new CtxvmError('E_USAGE', `${location}: the database is closed`);
+        conn.active = true;
+        try {
+          // IMMEDIATE takes the write lock up front: no deadlock upgrading a read lock later.
+          guard(() => db.exec('BEGIN IMMEDIATE'));
+          try {
+            const result = await fn(direct);
+            guard(() => db.exec('COMMIT'));
+            return result;
+          } catch (error) {
+            if (db.inTransaction) guard(() => db.exec('ROLLBACK'));
+            throw error;
+          }
+        } finally {
+          conn.active = false;
+        }
+      });
+      conn.queue = next;
+      return next;
     },
     async close() {
       if (closed) return;
-      await conn.transactions.idle();
+      await conn.queue.catch(() => {});
       closed = true;
       guard(release);
     },
