@@ -7,8 +7,8 @@
 import { UsageError } from '../../errors.js';
 import type { SqlExecutor, SqlValue } from '../../store/warm/sql.js';
 import type { DueTask, DueTasksOptions } from '../memory-store.js';
-import type { TaskPriority, TaskStatus } from '../model.js';
-import { idList, num, optNum, optStr, str, type Row } from './rows.js';
+import { str, type Row } from './rows.js';
+import { taskFromRow } from './tasks.js';
 
 /** Open tasks due at or before `untilMs` (Unix ms), earliest first, at most `limit`. */
 export async function listDueTasks(db: SqlExecutor, untilMs: number, limit: number, options: DueTasksOptions = {}): Promise<DueTask[]> {
@@ -29,22 +29,6 @@ export async function listDueTasks(db: SqlExecutor, untilMs: number, limit: numb
   const rows = await db.all<Row>(`SELECT * FROM memory_tasks WHERE ${where.join(' AND ')} ORDER BY due_at_ms, user_id, id LIMIT ?`, params);
   return rows.map((r) => {
     const userId = str(r.user_id);
-    return {
-      userId,
-      task: {
-        id: str(r.id),
-        userId,
-        title: str(r.title),
-        status: str(r.status) as TaskStatus,
-        priority: str(r.priority) as TaskPriority,
-        dueAtMs: optNum(r.due_at_ms),
-        duePhrase: optStr(r.due_phrase),
-        projectId: optStr(r.project_id),
-        createdAtMs: num(r.created_at_ms),
-        updatedAtMs: num(r.updated_at_ms),
-        sourceTurnIds: idList(r.source_turn_ids),
-        confidence: num(r.confidence),
-      },
-    };
+    return { userId, task: taskFromRow(userId, r) };
   });
 }

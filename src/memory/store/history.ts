@@ -24,9 +24,14 @@ export async function listHistory(scope: UserScope, options: HistoryOptions = {}
   if (!(limit > 0)) return [];
   params.push(limit);
   const rows = await scope.ctx.db.all<Row>(`${sql} ORDER BY seq DESC LIMIT ?`, params);
-  return rows.map((r) => ({
+  return rows.map((r) => historyFromRow(scope.userId, r));
+}
+
+/** A history row as a HistoryEntry. */
+export function historyFromRow(userId: string, r: Row): HistoryEntry {
+  return {
     seq: num(r.seq),
-    userId: scope.userId,
+    userId,
     kind: str(r.kind) as MemoryKind,
     recordId: str(r.record_id),
     field: str(r.field),
@@ -34,5 +39,5 @@ export async function listHistory(scope: UserScope, options: HistoryOptions = {}
     newValue: optStr(r.new_value),
     turnId: optStr(r.turn_id),
     atMs: num(r.at_ms),
-  }));
+  };
 }

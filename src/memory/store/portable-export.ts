@@ -7,7 +7,13 @@
 import type { SqlDatabase, SqlExecutor } from '../../store/warm/sql.js';
 import type { PortableRecord } from '../portable/format.js';
 import { assertUserId } from './context.js';
-import { idList, num, optNum, optStr, str, type Row } from './rows.js';
+import { decisionFromRow } from './decisions.js';
+import { factFromRow } from './facts.js';
+import { historyFromRow } from './history.js';
+import { projectFromRow } from './projects.js';
+import type { Row } from './rows.js';
+import { taskFromRow } from './tasks.js';
+import { turnFromRow } from './turns.js';
 
 const all = (tx: SqlExecutor, table: string, userId: string) => tx.all<Row>(`SELECT * FROM ${table} WHERE user_id = ? ORDER BY seq`, [userId]);
 
@@ -16,64 +22,19 @@ export async function readPortableMemory(db: SqlDatabase, userId: string): Promi
   assertUserId(userId);
   return db.transaction(async (tx) => {
     const out: PortableRecord[] = [];
-    for (const r of await all(tx, 'memory_turns', userId)) {
-      out.push({ type: 'turn', id: str(r.id), role: str(r.role) as 'user', speaker: optStr(r.speaker), text: str(r.text), atMs: num(r.at_ms), sessionId: optStr(r.session_id) });
-    }
-    for (const r of await all(tx, 'memory_projects', userId)) {
-      out.push({ type: 'project', id: str(r.id), name: str(r.name), createdAtMs: num(r.created_at_ms), updatedAtMs: num(r.updated_at_ms), sourceTurnIds: idList(r.source_turn_ids) });
-    }
-    for (const r of await all(tx, 'memory_tasks', userId)) {
-      out.push({
-        type: 'task',
-        id: str(r.id),
-        title: str(r.title),
-        status: str(r.status) as 'todo',
-        priority: str(r.priority) as 'normal',
-        dueAtMs: optNum(r.due_at_ms),
-        duePhrase: optStr(r.due_phrase),
-        projectId: optStr(r.project_id),
-        createdAtMs: num(r.created_at_ms),
-        updatedAtMs: num(r.updated_at_ms),
-        sourceTurnIds: idList(r.source_turn_ids),
-        confidence: num(r.confidence),
-      });
-    }
-    for (const r of await all(tx, 'memory_decisions', userId)) {
-      out.push({
-        type: 'decision',
-        id: str(r.id),
-        text: str(r.text),
-        rationale: optStr(r.rationale),
-        taskId: optStr(r.task_id),
-        projectId: optStr(r.project_id),
-        createdAtMs: num(r.created_at_ms),
-        sourceTurnIds: idList(r.source_turn_ids),
-      });
-    }
-    for (const r of await all(tx, 'memory_facts', userId)) {
-      out.push({
-        type: 'fact',
-        id: str(r.id),
-        kind: str(r.kind) === 'preference' ? 'preference' : 'fact',
-        key: optStr(r.fact_key),
-        text: str(r.text),
-        createdAtMs: num(r.created_at_ms),
-        updatedAtMs: num(r.updated_at_ms),
-        sourceTurnIds: idList(r.source_turn_ids),
-        importance: num(r.importance),
-      });
-    }
+    // The store's own row readers, minus the user (the export names it once, in its header).
+    const own = <T extends { userId: string }>(record: T) => {
+      const { userId: _user, ...rest } = record;
+      return rest;
+    };
+    for (const r of await all(tx, 'memory_turns', userId)) out.push({ type: 'turn', ...own(turnFromRow(userId, r)) });
+    for (const r of await all(tx, 'memory_projects', userId)) out.push({ type: 'project', ...own(projectFromRow(userId, r)) });
+    for (const r of await all(tx, 'memory_tasks', userId)) out.push({ type: 'task', ...own(taskFromRow(userId, r)) });
+    for (const r of await all(tx, 'memory_decisions', userId)) out.push({ type: 'decision', ...own(decisionFromRow(userId, r)) });
+    for (const r of await all(tx, 'memory_facts', userId)) out.push({ type: 'fact', ...own(factFromRow(userId, r)) });
     for (const r of await all(tx, 'memory_history', userId)) {
-      out.push({
-        type: 'history',
-        kind: str(r.kind) as 'task',
-        recordId: str(r.record_id),
-        field: str(r.field),
-        oldValue: optStr(r.old_value),
-        newValue: optStr(r.new_value),
-        turnId: optStr(r.turn_id),
-        atMs: num(r.at_ms),
-      });
+      const { seq: _seq, ...entry } = own(historyFromRow(userId, r));
+      out.push({ type: 'history', ...entry });
     }
     return out;
   });

@@ -8,7 +8,8 @@ import { idList, num, str, withSource, type Row } from './rows.js';
 /** The lookup key of a project name: trimmed, NFKC-normalised, lower-cased. */
 export const projectNameKey = (name: string): string => name.trim().normalize('NFKC').toLowerCase();
 
-function projectFromRow(userId: string, r: Row): Project {
+/** A project row as a Project. */
+export function projectFromRow(userId: string, r: Row): Project {
   return {
     id: str(r.id),
     userId,

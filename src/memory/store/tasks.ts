@@ -23,7 +23,8 @@ const COLUMN: Record<(typeof FIELDS)[number], string> = {
   projectId: 'project_id',
 };
 
-function taskFromRow(userId: string, r: Row): Task {
+/** A task row as a Task. */
+export function taskFromRow(userId: string, r: Row): Task {
   return {
     id: str(r.id),
     userId,

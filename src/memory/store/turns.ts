@@ -14,7 +14,8 @@ const COLUMNS = 'id, role, speaker, text, at_ms, session_id';
 /** Ids per `IN (…)` list (well under SQLite's and PostgreSQL's parameter limits). */
 const ID_BATCH = 500;
 
-function turnFromRow(userId: string, r: Row): Turn {
+/** A turn row as a Turn. */
+export function turnFromRow(userId: string, r: Row): Turn {
   return { id: str(r.id), userId, role: str(r.role) as TurnRole, speaker: optStr(r.speaker), text: str(r.text), atMs: num(r.at_ms), sessionId: optStr(r.session_id) };
 }
 
