@@ -2,6 +2,7 @@
  * The memory operations both edges (HTTP and MCP) offer, over a MemoryManager: validated input
  * in, JSON-ready views out. Edges only parse, authorise and map errors.
  */
+import { processResultJson } from '../memory/result-json.js';
 import type { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import type { LlmCallback } from '../llm/llm.js';
@@ -26,18 +27,7 @@ export interface MemoryJson {
 }
 
 /** processMessage's result as the API returns it (the full context is left out: see /context). */
-export function messageJson(r: ProcessResult) {
-  return {
-    response: r.response,
-    intent: r.extraction.intent,
-    confidence: r.extraction.confidence,
-    clarification: r.clarification,
-    applied: r.applied,
-    turnIds: r.turnIds,
-    context: { tokens: r.context.tokens, budgetTokens: r.context.budgetTokens, memoryVersion: r.context.memoryVersion, cached: r.context.cached },
-    metrics: { latencyMs: r.metrics.latencyMs, contextTokens: r.metrics.contextTokens, fullHistoryTokens: r.metrics.fullHistoryTokens },
-  };
-}
+export const messageJson = processResultJson;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

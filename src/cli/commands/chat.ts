@@ -2,6 +2,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { ProcessResult } from '../../memory/manager.js';
+import { processResultJson } from '../../memory/result-json.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
 import { openMemoryServices } from '../memory-services.js';
@@ -39,7 +40,7 @@ export function registerChat(program: Command, ctx: CommandContext): void {
       try {
         if (opts.message) {
           for (const text of opts.message) await send(text);
-          if (opts.json) ctx.printJson(results.map(summarise));
+          if (opts.json) ctx.printJson(results.map(processResultJson));
           return;
         }
         const rl = createInterface({ input: process.stdin, output: ctx.io.stderr, terminal: Boolean(process.stdin.isTTY) });
@@ -61,22 +62,9 @@ export function registerChat(program: Command, ctx: CommandContext): void {
         } finally {
           rl.close();
         }
-        if (opts.json) ctx.printJson(results.map(summarise));
+        if (opts.json) ctx.printJson(results.map(processResultJson));
       } finally {
         await services.close();
       }
     });
-}
-
-function summarise(r: ProcessResult) {
-  return {
-    response: r.response,
-    intent: r.extraction.intent,
-    confidence: r.extraction.confidence,
-    clarification: r.clarification,
-    applied: r.applied,
-    turnIds: r.turnIds,
-    context: { tokens: r.context.tokens, layers: r.context.layers.map((l) => ({ name: l.name, tokens: l.tokens, items: l.items.length })), dropped: r.context.dropped.length },
-    metrics: r.metrics,
-  };
 }
