@@ -58,3 +58,10 @@ export { createOpenAiCompatibleLlm } from './llm/openai-compatible.js';
 export { createAnthropicLlm } from './llm/anthropic.js';
 export { createLlmFromEnv, type ConfiguredLlm } from './llm/from-env.js';
 export { LlmError } from './llm/llm-error.js';
+// Storage tiers (Step 5): read cache over the warm store, portable export/import, archive compaction.
+export { createCachedMemoryStore, isCachedMemoryStore } from './memory/cached-memory-store.js';
+export { readPortableMemory } from './memory/store/portable-export.js';
+export { importPortableMemory } from './memory/store/portable-import.js';
+export { portableLines, readPortable } from './memory/portable/codec.js';
+export { compactTurnArchive } from './memory/store/archive-compaction.js';
+export { createPostgresDriver } from './store/warm/postgres-driver.js';
