@@ -22,7 +22,23 @@ export function systemTimeZone(): TimeZone {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
-export async function openMemoryServices(ctx: CommandContext, options: { timeZone?: TimeZone; budgetTokens?: number } = {}): Promise<MemoryServices> {
+/** Options of `openMemoryServices`. */
+export interface MemoryServicesOptions {
+  timeZone?: TimeZone;
+  budgetTokens?: number;
+}
+
+/** Runs `fn` with the memory services open and closes them afterwards, whatever happens. */
+export async function withMemoryServices<T>(ctx: CommandContext, options: MemoryServicesOptions, fn: (services: MemoryServices) => Promise<T>): Promise<T> {
+  const services = await openMemoryServices(ctx, options);
+  try {
+    return await fn(services);
+  } finally {
+    await services.close();
+  }
+}
+
+export async function openMemoryServices(ctx: CommandContext, options: MemoryServicesOptions = {}): Promise<MemoryServices> {
   const config = ctx.config();
   const [{ openMemoryStore }, { createMemoryManager }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }] = await Promise.all([
     import('../memory/store/sql-memory-store.js'),

@@ -4,11 +4,11 @@
  * the HTTP edge allows them to admin keys only. Page-in goes through `pageIn`, which owns the
  * reference format and the object layout.
  */
+import { branchJson } from '../session/dag/branch-json.js';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { AgentKind } from '../session/context-model.js';
 import type { SessionCatalog } from '../session/dag/catalog.js';
-import type { SnapshotBranchResult } from '../session/dag/branch-snapshot.js';
 import type { DiscoveredSession } from '../session/discovery/discover.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { BranchBody, SnapshotBody, TrimBody } from './schemas.js';
@@ -67,21 +67,6 @@ export interface SessionOpsOptions {
   now?: () => number;
 }
 
-/** A branch as the API returns it (the `ctxvm branch --json` shape). */
-export function branchJson(r: SnapshotBranchResult) {
-  return {
-    sessionId: r.sessionId,
-    path: r.path,
-    resume: r.resume,
-    name: r.branch.name,
-    id: r.branch.id,
-    agent: r.agent,
-    cwd: r.cwd ?? null,
-    snapshot: r.snapshot,
-    trimmed: r.trimmed ? { inputTokens: r.trimmed.input.tokens ?? null, outputTokens: r.trimmed.output.tokens ?? null, reduction: r.trimmed.reduction ?? null } : null,
-    warnings: r.warnings,
-  };
-}
 
 /** Creates the session operations; engines load on first use. */
 export function createSessionOps(options: SessionOpsOptions): SessionOps {

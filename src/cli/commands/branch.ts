@@ -5,28 +5,10 @@ import { shortId, withDagServices } from '../dag-services.js';
 import { formatBytes, formatInt, formatPercent } from '../format.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
+import { branchJson } from '../../session/dag/branch-json.js';
 
-/** The JSON document `branch` (and `trim`) print for a branch. */
-export function branchJson(r: SnapshotBranchResult) {
-  return {
-    sessionId: r.sessionId,
-    path: r.path,
-    resume: r.resume,
-    name: r.branch.name,
-    id: r.branch.id,
-    agent: r.agent,
-    cwd: r.cwd ?? null,
-    snapshot: r.snapshot,
-    trimmed: r.trimmed
-      ? { inputTokens: r.trimmed.input.tokens ?? null, outputTokens: r.trimmed.output.tokens ?? null, reduction: r.trimmed.reduction ?? null, inputBytes: r.trimmed.input.bytes, outputBytes: r.trimmed.output.bytes }
-      : null,
-    at: r.at ?? null,
-    lines: r.lines,
-    bytes: r.bytes,
-    sideFiles: r.sideFiles,
-    warnings: r.warnings,
-  };
-}
+export { branchJson };
+
 
 /** Human-readable lines for a branch. */
 export function branchLines(r: SnapshotBranchResult): string[] {

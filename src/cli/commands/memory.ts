@@ -7,7 +7,7 @@ import type { IngestTurn } from '../../memory/manager.js';
 import type { TaskStatus } from '../../memory/model.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
-import { openMemoryServices, systemTimeZone } from '../memory-services.js';
+import { systemTimeZone, withMemoryServices } from '../memory-services.js';
 import { formatInt, table } from '../format.js';
 import { formatLocalTime } from '../../memory/format-time.js';
 import { parseInstant, parseTimeZoneOption, positiveInt, requireUser } from '../memory-options.js';
@@ -87,15 +87,12 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
       const records = opts.file ? readJsonl(name) : parseJsonlLines(linesFromChunks(process.stdin as AsyncIterable<Uint8Array>, { name }), name);
       const turns: IngestTurn[] = [];
       for await (const rec of records) turns.push(toIngestTurn(rec.value, name, rec.raw.line, rec.raw.byteOffset));
-      const services = await openMemoryServices(ctx);
-      try {
+      await withMemoryServices(ctx, {}, async (services) => {
         const result = await services.manager.ingest(userId, turns, { extract: opts.extract });
         if (opts.json) return ctx.printJson({ user: userId, ...result });
         const intents = Object.entries(result.byIntent).map(([k, n]) => `${n} ${k}`).join(', ');
         ctx.print(`ingested ${formatInt(result.turns)} turns for ${userId}: ${formatInt(result.added)} new, ${formatInt(result.applied)} memory changes${intents ? ` (${intents})` : ''}`);
-      } finally {
-        await services.close();
-      }
+      });
     });
 
   withJson(memory.command('context'))
@@ -106,8 +103,7 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
     .option('--now <iso>', 'reference time (default: now)')
     .action(async (query: string, opts: { user: string; budget?: number; json?: boolean; now?: string }) => {
       const userId = requireUser(opts.user);
-      const services = await openMemoryServices(ctx, opts.budget !== undefined ? { budgetTokens: opts.budget } : {});
-      try {
+      await withMemoryServices(ctx, opts.budget !== undefined ? { budgetTokens: opts.budget } : {}, async (services) => {
         const context = await services.manager.buildContext(userId, query, opts.now !== undefined ? { now: parseInstant(opts.now, '--now') } : {});
         if (opts.json) return ctx.printJson(context);
         ctx.print(context.text);
@@ -116,9 +112,7 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
             context.layers.map((l) => `${l.name} ${l.tokens}`).join(', ') +
             (context.dropped.length ? `; dropped ${context.dropped.length}` : ''),
         );
-      } finally {
-        await services.close();
-      }
+      });
     });
 
   withJson(memory.command('tasks'))
@@ -129,8 +123,7 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
       const userId = requireUser(opts.user);
       const status = opts.status?.split(',').map((s) => s.trim()) as TaskStatus[] | undefined;
       for (const s of status ?? []) if (!STATUSES.includes(s)) throw new UsageError(`--status: unknown status ${JSON.stringify(s)}`, { hint: `use one of ${STATUSES.join(', ')}` });
-      const services = await openMemoryServices(ctx);
-      try {
+      await withMemoryServices(ctx, {}, async (services) => {
         const store = services.manager.user(userId);
         const [tasks, projects, zone] = await Promise.all([store.listTasks(status ? { status } : {}), store.listProjects(), services.manager.timeZoneOf(userId)]);
         const projectName = new Map(projects.map((p) => [p.id, p.name]));
@@ -138,9 +131,7 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
         if (opts.json) return ctx.printJson(rows);
         if (!rows.length) return ctx.print(`no tasks for ${userId}`);
         ctx.print(table(['id', 'status', 'priority', 'due', 'title', 'project'], tasks.map((t, i) => [t.id, t.status, t.priority, t.dueAtMs === null ? '' : formatLocalTime(t.dueAtMs, zone), t.title, rows[i]!.project ?? ''])));
-      } finally {
-        await services.close();
-      }
+      });
     });
 
   withJson(memory.command('history'))
@@ -150,15 +141,12 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
     .option('--limit <n>', 'at most this many entries (default 50)', positiveInt('--limit'))
     .action(async (opts: { user: string; record?: string; limit?: number; json?: boolean }) => {
       const userId = requireUser(opts.user);
-      const services = await openMemoryServices(ctx);
-      try {
+      await withMemoryServices(ctx, {}, async (services) => {
         const entries = await services.manager.user(userId).history({ ...(opts.record ? { recordId: opts.record } : {}), limit: opts.limit ?? 50 });
         if (opts.json) return ctx.printJson(entries);
         if (!entries.length) return ctx.print(`no history for ${userId}`);
         ctx.print(table(['time', 'kind', 'record', 'field', 'old', 'new', 'turn'], entries.map((e) => [new Date(e.atMs).toISOString(), e.kind, e.recordId, e.field, e.oldValue ?? '', e.newValue ?? '', e.turnId ?? ''])));
-      } finally {
-        await services.close();
-      }
+      });
     });
 
   registerMemoryCold(memory, ctx); // export, import, compact (memory-cold.ts)

@@ -28,6 +28,7 @@ import type { SqlDatabase, SqlExecutor, SqlValue } from '../../store/warm/sql.js
 import type { SearchHit, SearchKind } from '../memory-store.js';
 import { chooseTerms, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
 import type { FullTextDialect, FullTextQuery } from './fulltext.js';
+import { newestHits } from './fulltext-newest.js';
 import { num, placeholders, str, type Row } from './rows.js';
 
 /** Characters of a record's term string that are indexed (bounds the tsvector under 1 MB). */
@@ -69,10 +70,6 @@ export function bm25Idf(n: number, df: number): number {
   return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
 }
 
-/** Score of the best fallback hit (as in the SQLite dialect). */
-const FALLBACK_SCORE = 1e-3;
-/** Most terms the fallback's "all terms" pass takes. */
-const MAX_AND_TERMS = 4;
 /** Documents counted for IDF's N (a user's count beyond this changes IDF little). */
 const MAX_COUNTED_DOCS = 100_000;
 
@@ -107,7 +104,7 @@ export function createPostgresFullText(): FullTextDialect {
       if (choice.terms.length === 0) return [];
       const kinds = q.kinds ? ` AND d.kind IN (${placeholders(q.kinds.length)})` : '';
       const kindParams = q.kinds ?? [];
-      if (choice.newestOnly) return newestHits(ex, q, choice.terms, kinds, budget);
+      if (choice.newestOnly) return newestHitsOf(ex, q, choice.terms, kinds, budget);
       const n = num((await ex.get<Row>('SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_search WHERE user_id = ? LIMIT ?) c', [q.userId, MAX_COUNTED_DOCS]))?.n);
       const score = choice.terms.map(() => `CASE WHEN ${VECTOR} @@ ?::tsquery THEN ?::float8 ELSE 0 END`).join(' + ');
       const scoreParams: SqlValue[] = choice.terms.flatMap((t) => [t, bm25Idf(n, df.get(t)!)]);
@@ -123,32 +120,16 @@ export function createPostgresFullText(): FullTextDialect {
   };
 }
 
-/**
- * Hits of a query made only of common terms, without scoring every match: the newest records
- * holding all terms (for up to `MAX_AND_TERMS`), then the newest holding any, among the newest
- * `budget` matches; scores fall from `FALLBACK_SCORE` in that order (as in the SQLite dialect).
- */
-async function newestHits(ex: SqlExecutor, q: FullTextQuery, terms: readonly string[], kinds: string, budget: number): Promise<SearchHit[]> {
-  const seen = new Set<string>();
-  const found: Row[] = [];
-  const passes = terms.length === 1 ? [terms[0]!] : terms.length <= MAX_AND_TERMS ? [terms.join(' & '), terms.join(' | ')] : [terms.join(' | ')];
-  for (const match of passes) {
-    const rows = await ex.all<Row>(
+/** The newest-documents fallback (fulltext-newest.ts) over this dialect's index. */
+function newestHitsOf(ex: SqlExecutor, q: FullTextQuery, terms: readonly string[], kinds: string, budget: number): Promise<SearchHit[]> {
+  return newestHits(terms, { and: ' & ', or: ' | ' }, q.limit, (match) =>
+    ex.all<Row>(
       `SELECT d.kind AS kind, d.record_id AS record_id
          FROM (SELECT d.doc_id FROM memory_search d WHERE ${VECTOR} @@ ?::tsquery ORDER BY d.doc_id DESC LIMIT ?) m
          JOIN memory_search d ON d.doc_id = m.doc_id
         WHERE d.user_id = ?${kinds}
         ORDER BY m.doc_id DESC LIMIT ?`,
       [match, budget, q.userId, ...(q.kinds ?? []), q.limit],
-    );
-    for (const r of rows) {
-      const id = `${str(r.kind)}\u0000${str(r.record_id)}`;
-      if (found.length < q.limit && !seen.has(id)) {
-        seen.add(id);
-        found.push(r);
-      }
-    }
-    if (found.length >= q.limit) break;
-  }
-  return found.map((r, i) => ({ kind: str(r.kind) as SearchKind, id: str(r.record_id), score: (FALLBACK_SCORE * (found.length - i)) / found.length }));
+    ),
+  );
 }

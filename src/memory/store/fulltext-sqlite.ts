@@ -18,6 +18,7 @@
 import type { SqlDatabase, SqlExecutor } from '../../store/warm/sql.js';
 import type { SearchHit, SearchKind } from '../memory-store.js';
 import type { FullTextDialect, FullTextQuery } from './fulltext.js';
+import { newestHits } from './fulltext-newest.js';
 import { num, placeholders, str, type Row } from './rows.js';
 
 /** Most postings a query scores (sum of the document frequencies of the terms it keeps). */
@@ -77,41 +78,19 @@ export function chooseTerms(frequencies: ReadonlyMap<string, number>, budget = M
   return { terms, newestOnly: false };
 }
 
-/** Score of the best fallback hit; BM25 scores of real matches are far above it. */
-const FALLBACK_SCORE = 1e-3;
-/** Most terms the fallback's "all terms" pass takes. */
-const MAX_AND_TERMS = 4;
 
-/**
- * Hits of a query made only of common terms, without BM25 (its IDF pass alone would walk every
- * posting of every term): the newest documents holding all terms (for up to `MAX_AND_TERMS`),
- * then the newest holding any, among the newest `budget` matches; scores fall from
- * `FALLBACK_SCORE` in that order.
- */
-async function newestHits(ex: SqlExecutor, q: FullTextQuery, terms: readonly string[], kinds: string, budget: number): Promise<SearchHit[]> {
-  const seen = new Set<string>();
-  const found: Row[] = [];
-  // An AND of many common terms rarely matches and costs more the more terms it has.
-  const passes = terms.length === 1 ? [terms[0]!] : terms.length <= MAX_AND_TERMS ? [terms.join(' AND '), terms.join(' OR ')] : [terms.join(' OR ')];
-  for (const match of passes) {
-    const rows = await ex.all<Row>(
+/** The newest-documents fallback (fulltext-newest.ts) over this dialect's index. */
+function newestHitsOf(ex: SqlExecutor, q: FullTextQuery, terms: readonly string[], kinds: string, budget: number): Promise<SearchHit[]> {
+  return newestHits(terms, { and: ' AND ', or: ' OR ' }, q.limit, (match) =>
+    ex.all<Row>(
       `SELECT d.kind AS kind, d.record_id AS record_id
          FROM (SELECT rowid AS doc_id FROM ${FTS} WHERE ${FTS} MATCH ? ORDER BY rowid DESC LIMIT ?) m
          CROSS JOIN memory_search d ON d.doc_id = m.doc_id
         WHERE d.user_id = ?${kinds}
         ORDER BY m.doc_id DESC LIMIT ?`,
       [match, budget, q.userId, ...(q.kinds ?? []), q.limit],
-    );
-    for (const r of rows) {
-      const id = `${str(r.kind)}\u0000${str(r.record_id)}`;
-      if (found.length < q.limit && !seen.has(id)) {
-        seen.add(id);
-        found.push(r);
-      }
-    }
-    if (found.length >= q.limit) break;
-  }
-  return found.map((r, i) => ({ kind: str(r.kind) as SearchKind, id: str(r.record_id), score: (FALLBACK_SCORE * (found.length - i)) / found.length }));
+    ),
+  );
 }
 
 /** Creates the SQLite FTS5 dialect. */
@@ -145,7 +124,7 @@ export function createSqliteFullText(): FullTextDialect {
       const choice = chooseTerms(df, budget);
       if (choice.terms.length === 0) return [];
       const kinds = q.kinds ? ` AND d.kind IN (${placeholders(q.kinds.length)})` : '';
-      if (choice.newestOnly) return newestHits(ex, q, choice.terms, kinds, budget);
+      if (choice.newestOnly) return newestHitsOf(ex, q, choice.terms, kinds, budget);
       // CROSS JOIN keeps the FTS table outermost: SQLite must not drive the join from user_id.
       const hits = await ex.all<Row>(
         `SELECT d.kind AS kind, d.record_id AS record_id, f.rank AS rank
