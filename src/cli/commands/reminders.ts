@@ -7,6 +7,7 @@
  * reminder responder. A webhook is signed when CTXVM_WEBHOOK_SECRET is set (kept out of argv,
  * where other users of the machine could read it).
  */
+import { waitForStopSignal } from '../stop-signal.js';
 import type { Command } from 'commander';
 import { createFixedClock, systemClock } from '../../core/clock.js';
 import { UsageError } from '../../errors.js';
@@ -120,15 +121,7 @@ async function runReminders(ctx: CommandContext, opts: RunOptions): Promise<void
     }
     ctx.note(`reminders: scanning every ${opts.interval} s, ${opts.lead} min ahead, delivering to ${sink.name} (Ctrl-C stops)`);
     scheduler.start();
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      const on = (s: NodeJS.Signals) => {
-        process.off('SIGINT', on);
-        process.off('SIGTERM', on);
-        resolve(s);
-      };
-      process.on('SIGINT', on);
-      process.on('SIGTERM', on);
-    });
+    const signal = await waitForStopSignal();
     ctx.note(`reminders: ${signal}: finishing the delivery in progress`);
     await scheduler.stop();
   } finally {

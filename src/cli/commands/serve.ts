@@ -1,4 +1,5 @@
 /** `ctxvm serve`: the HTTP API on loopback by default, until SIGINT or SIGTERM. */
+import { waitForStopSignal } from '../stop-signal.js';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { CommandContext } from '../io.js';
@@ -51,15 +52,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
         const server = await listen(app, { host: opts.host, ...(opts.port !== undefined ? { port: opts.port } : {}) });
         if (opts.json) ctx.printJson({ url: server.url, port: server.port, host: server.host });
         ctx.note(`ctxvm: listening on ${server.url} (Ctrl-C stops)`);
-        const signal = await new Promise<NodeJS.Signals>((resolve) => {
-          const on = (s: NodeJS.Signals) => {
-            process.off('SIGINT', on);
-            process.off('SIGTERM', on);
-            resolve(s);
-          };
-          process.on('SIGINT', on);
-          process.on('SIGTERM', on);
-        });
+        const signal = await waitForStopSignal();
         ctx.note(`ctxvm: ${signal}: finishing in-flight requests`);
         await server.close();
       } finally {
