@@ -43,7 +43,9 @@ export async function runMemoryDemo(home: string, timeZone: TimeZone, nowMs: num
   const { formatLocalTime } = await import('../memory/format-time.js');
   const today = zonedParts(nowMs, timeZone);
   const start = zonedTimeToInstant({ year: today.year, month: today.month, day: today.day, hour: 9, minute: 30 }, timeZone);
-  const store = await openMemoryStore({ db: join(home, 'memory.db') });
+  // the warm database of the demo's CTXVM_HOME (shared with the sessions section), so that
+  // `ctxvm demo --serve` serves this user too
+  const store = await openMemoryStore({ db: join(home, 'ctxvm', 'ctxvm.db') });
   const hot = await createHotCache({ redisUrl: undefined });
   const userId = 'demo-user';
   try {

@@ -175,6 +175,7 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
     close: () => warm.close(),
     readStats: () => cache.stats(),
     ...(warm.dueTasks ? { dueTasks: warm.dueTasks.bind(warm) } : {}),
+    ...(warm.listUsers ? { listUsers: warm.listUsers.bind(warm) } : {}),
   };
   return cached;
 }

@@ -183,6 +183,29 @@ export interface MemoryStore {
    * cannot run reminders.
    */
   dueTasks?(untilMs: number, limit: number, options?: DueTasksOptions): Promise<DueTask[]>;
+  /**
+   * Users that have memory, most recently active first (ties by user id): counts and times only.
+   * A read across users for the admin listing of the HTTP API (`GET /v1/users`), never for a
+   * prompt. Optional: a driver without it cannot list users.
+   */
+  listUsers?(options?: ListUsersOptions): Promise<UserSummary[]>;
+}
+
+/** One user as `MemoryStore.listUsers` returns it. */
+export interface UserSummary {
+  userId: string;
+  /** Raw turns in the warm store. */
+  turns: number;
+  /** Tasks of any status. */
+  tasks: number;
+  /** Latest turn or memory change, Unix ms; null when the user has neither. */
+  lastActiveAtMs: number | null;
+}
+
+/** Options of `MemoryStore.listUsers`. */
+export interface ListUsersOptions {
+  /** At most this many users (default 1000). */
+  limit?: number;
 }
 
 /** A task coming due, with its owner (what `MemoryStore.dueTasks` returns). */

@@ -2,11 +2,13 @@
  * The HTTP API as a Hono app (no listening here: serve.ts does that). Every request goes through
  * the same chain — route → auth → body limit → validation (zod) → handler — and every error
  * becomes `{ error: { code, message } }` in `onError` (errors.ts holds the mapping). One log line
- * and one metrics observation per request, with per-stage timings.
+ * and one metrics observation per request, with per-stage timings. The web console's static
+ * files are served under `/console/` without a key (console-static.ts); `/` redirects there.
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
+import { CONSOLE_PATH, createConsoleFiles } from './console-static.js';
 import { createMemoryOps } from './memory-ops.js';
 import type { ApiPrincipal } from './api-keys.js';
 import { UsageError } from '../errors.js';
@@ -16,6 +18,7 @@ import { createServerMetrics, type ServerMetrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { honoPath, parseInput, type HandlerReply, type RouteDef } from './route.js';
 import { memoryRoutes } from './routes-memory.js';
+import { reminderRoutes } from './routes-reminders.js';
 import { sessionRoutes } from './routes-sessions.js';
 import { systemRoutes } from './routes-system.js';
 import type { ServerServices } from './services.js';
@@ -39,6 +42,8 @@ export interface HttpAppOptions {
   version?: string;
   /** Clock for uptime, Unix ms (default `Date.now`). */
   now?: () => number;
+  /** Folder of the built web console served under /console/ (default: this package's `dist/console/`). */
+  consoleDir?: string;
 }
 
 type Vars = {
@@ -68,8 +73,9 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
   const routes: RouteDef[] = [];
   let openapi: unknown;
   routes.push(
-    ...memoryRoutes({ ops, metrics, logContent }),
+    ...memoryRoutes({ ops, metrics, logContent, listUsers: services.listUsers?.bind(services) }),
     ...sessionRoutes(services.sessions),
+    ...(services.reminders ? reminderRoutes({ hub: services.reminders }) : []),
     ...systemRoutes({
       version,
       uptimeMs: () => now() - startedAt,
@@ -117,6 +123,24 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
     ];
     app.on(def.method.toUpperCase(), honoPath(def.path), ...(handlers as [never]));
   }
+
+  // The console: public static files (they hold no data; its API calls carry their own key).
+  const consoleFiles = createConsoleFiles(options.consoleDir);
+  app.get('/', (c) => {
+    c.set('route', '/');
+    return c.redirect(CONSOLE_PATH, 302);
+  });
+  app.get('/console', (c) => {
+    c.set('route', '/console/*');
+    return c.redirect(CONSOLE_PATH, 301);
+  });
+  app.get('/console/*', async (c) => {
+    c.set('route', '/console/*');
+    // the raw path (c.req.path is already partly decoded): decoded exactly once, then checked
+    const file = await consoleFiles.read(new URL(c.req.url).pathname, c.req.header('if-none-match'));
+    if (file.status === 304) return c.body(null, 304, file.headers);
+    return c.body(file.body as Uint8Array<ArrayBuffer>, 200, file.headers);
+  });
 
   app.notFound((c) => {
     throw new HttpError('E_ROUTE', `no route ${c.req.method} ${new URL(c.req.url).pathname}`);
@@ -185,6 +209,7 @@ async function run(c: Ctx, def: RouteDef): Promise<HandlerReply> {
 }
 
 function reply(c: Ctx, r: HandlerReply): Response {
+  if ('response' in r) return r.response;
   if ('json' in r) return c.json(r.json as object, (r.status ?? 200) as 200);
   return c.body(r.text, (r.status ?? 200) as 200, { 'content-type': r.contentType });
 }

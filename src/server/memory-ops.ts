@@ -10,6 +10,7 @@ import type { RebuiltContext } from '../memory/context.js';
 import type { MemoryManager, ProcessResult } from '../memory/manager.js';
 import type { TaskPatch } from '../memory/memory-store.js';
 import type { HistoryEntry, Task, TaskStatus } from '../memory/model.js';
+import { readMemoryState, type MemoryStateJson } from './memory-state.js';
 import { instantMs, type ContextBody, type HistoryQuery, type MemoriesQuery, type MessageBody, type TaskPatchBody, type TaskView } from './schemas.js';
 
 type MemoryKindFilter = NonNullable<z.infer<typeof MemoriesQuery>['kind']>[number];
@@ -42,6 +43,8 @@ export interface MemoryOps {
   updateTask(userId: string, id: string, patch: z.infer<typeof TaskPatchBody>): Promise<TaskJson>;
   memories(userId: string, query: z.infer<typeof MemoriesQuery>): Promise<MemoryJson[]>;
   history(userId: string, query: z.infer<typeof HistoryQuery>): Promise<HistoryEntry[]>;
+  /** The whole state, each record with its history (`GET /v1/users/{user}/memory`). */
+  state(userId: string): Promise<MemoryStateJson>;
 }
 
 /** Creates the operations over `manager`; `llm` answers messages (default: the offline responder). */
@@ -105,6 +108,10 @@ export function createMemoryOps(manager: MemoryManager, llm?: LlmCallback): Memo
         return hydrate(manager, userId, hits);
       }
       return recentMemories(manager, userId, kinds, limit);
+    },
+
+    state(userId) {
+      return readMemoryState(manager, userId, (tasks) => taskViews(userId, tasks));
     },
 
     history(userId, query) {

@@ -18,6 +18,55 @@ export interface ServerMetrics {
   observeMessage(result: Pick<ProcessResult, 'metrics' | 'extraction'>): void;
   /** Prometheus text exposition. */
   render(): string;
+  /** The same numbers as JSON (`GET /v1/metrics`); percentiles are estimated from the histogram buckets. */
+  snapshot(): MetricsSnapshot;
+}
+
+/** Latency of one stage: count, sum and bucket-estimated percentiles (null before the first observation), ms. */
+export interface StageSnapshot {
+  count: number;
+  sumMs: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+}
+
+/** What `GET /v1/metrics` returns (docs/console.md). */
+export interface MetricsSnapshot {
+  /** extract, update, rebuild, respond, total. */
+  stages: Record<string, StageSnapshot>;
+  /** Sums over processed messages: rebuilt context vs full raw history; `savingsRatio` = 1 - context/fullHistory (0 before any). */
+  tokens: { context: number; fullHistory: number; savingsRatio: number };
+  /** Hot-cache reads since the server started; null without a hot cache. */
+  hotCache: { hits: number; misses: number; hitRatio: number } | null;
+  /** processMessage rebuilds answered from the hot cache (hit) or rebuilt (miss). */
+  rebuildCache: { hit: number; miss: number };
+  /** Messages processed, by extracted intent. */
+  extractions: Record<string, number>;
+  /** HTTP requests: all, and per "<METHOD> <route pattern>". */
+  requests: { total: number; byRoute: Record<string, number> };
+}
+
+/**
+ * The `q` quantile (0..1) of a histogram, estimated like Prometheus' `histogram_quantile`: linear
+ * within the bucket holding the rank, 0 as the lower edge of the first bucket, the largest finite
+ * bound when the rank falls in the +Inf bucket; null for an empty histogram. Units of `bounds`.
+ */
+export function histogramQuantile(q: number, bounds: readonly number[], counts: readonly number[]): number | null {
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  const rank = q * total;
+  let before = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const n = counts[i]!;
+    if (n > 0 && before + n >= rank) {
+      if (i >= bounds.length) return bounds[bounds.length - 1] ?? null;
+      const lower = i === 0 ? 0 : bounds[i - 1]!;
+      return lower + ((bounds[i]! - lower) * Math.max(0, rank - before)) / n;
+    }
+    before += n;
+  }
+  return bounds[bounds.length - 1] ?? null;
 }
 
 /** Options of `createServerMetrics`. */
@@ -72,5 +121,40 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       rebuilds.inc({ result: metrics.rebuildCacheHit ? 'hit' : 'miss' });
     },
     render: () => registry.render(),
+    snapshot() {
+      const ms = (seconds: number | null) => (seconds === null ? null : Math.round(seconds * 1e6) / 1000);
+      const stages: Record<string, StageSnapshot> = {};
+      const byStage = new Map(stageSeconds.series().map((s) => [s.labels.stage, s]));
+      for (const stage of STAGES) {
+        const s = byStage.get(stage);
+        stages[stage] = s
+          ? { count: s.count, sumMs: ms(s.sum)!, p50Ms: ms(histogramQuantile(0.5, s.bounds, s.counts)), p95Ms: ms(histogramQuantile(0.95, s.bounds, s.counts)), p99Ms: ms(histogramQuantile(0.99, s.bounds, s.counts)) }
+          : { count: 0, sumMs: 0, p50Ms: null, p95Ms: null, p99Ms: null };
+      }
+      const context = contextTokens.get();
+      const fullHistory = historyTokens.get();
+      let hotCache: MetricsSnapshot['hotCache'] = null;
+      if (options.hotStats) {
+        const h = options.hotStats();
+        hotCache = { hits: h.hits, misses: h.misses, hitRatio: h.hits + h.misses > 0 ? h.hits / (h.hits + h.misses) : 0 };
+      }
+      const extractionsByIntent: Record<string, number> = {};
+      for (const s of extractions.series()) extractionsByIntent[s.labels.intent ?? ''] = s.value;
+      const byRoute: Record<string, number> = {};
+      let total = 0;
+      for (const s of requests.series()) {
+        const key = `${s.labels.method} ${s.labels.route}`;
+        byRoute[key] = (byRoute[key] ?? 0) + s.value;
+        total += s.value;
+      }
+      return {
+        stages,
+        tokens: { context, fullHistory, savingsRatio: fullHistory > 0 ? 1 - context / fullHistory : 0 },
+        hotCache,
+        rebuildCache: { hit: rebuilds.get({ result: 'hit' }), miss: rebuilds.get({ result: 'miss' }) },
+        extractions: extractionsByIntent,
+        requests: { total, byRoute },
+      };
+    },
   };
 }

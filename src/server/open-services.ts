@@ -10,6 +10,7 @@ import type { TimeZone } from '../core/time-zone.js';
 import type { LlmCallback } from '../llm/llm.js';
 import type { HotCache, HotCacheLogger } from '../store/hot-cache.js';
 import type { SqlDatabase } from '../store/warm/sql.js';
+import type { MemoryStore } from '../memory/memory-store.js';
 import { createApiKeyStore, type ApiKeyStore } from './api-keys.js';
 import type { ServerServices } from './services.js';
 
@@ -31,6 +32,8 @@ export interface OpenServerServicesOptions {
 /** Opened services; `close()` releases them (database last). */
 export interface OpenedServerServices extends ServerServices {
   db: SqlDatabase;
+  /** The warm memory store itself (authoritative; the manager reads through the hot tier). */
+  store: MemoryStore;
   close(): Promise<void>;
 }
 
@@ -81,10 +84,12 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
     const opened = hot;
     return {
       db,
+      store,
       manager,
       sessions,
       keys: createApiKeyStore(db),
       hot: opened,
+      listUsers: (o) => store.listUsers!(o),
       ...(options.llm ? { llm: options.llm } : {}),
       close: async () => {
         await opened.close();

@@ -59,7 +59,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   for (const r of routes) {
     const errors = Object.fromEntries(
       Object.entries(ERROR_STATUSES)
-        .filter(([status]) => (r.access !== 'public' || !['401', '403'].includes(status)) && (r.body || status !== '413'))
+        .filter(([status]) => (r.access !== 'public' || !['401', '403'].includes(status)) && (r.access !== 'any' || status !== '403') && (r.body || status !== '413'))
         .map(([status, description]) => [status, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
     );
     const success = String(r.response.status ?? 200);

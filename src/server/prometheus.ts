@@ -35,11 +35,26 @@ export interface Counter {
   inc(labels?: Labels, by?: number): void;
   /** Current value of one series (0 when never incremented). */
   get(labels?: Labels): number;
+  /** Every series and its value. */
+  series(): { labels: Labels; value: number }[];
+}
+
+/** One series of a histogram as read back: per-bucket (not cumulative) counts. */
+export interface HistogramSeries {
+  labels: Labels;
+  /** Upper bounds, ascending (without +Inf). */
+  bounds: readonly number[];
+  /** Observations per bucket: `counts[i]` fell in (bounds[i-1], bounds[i]]; the last entry is the +Inf bucket. */
+  counts: number[];
+  sum: number;
+  count: number;
 }
 
 /** A distribution of observations per label set, in cumulative buckets. */
 export interface Histogram {
   observe(value: number, labels?: Labels): void;
+  /** Every series, read back. */
+  series(): HistogramSeries[];
 }
 
 /** Holds metrics and renders them for a scrape. */
@@ -75,6 +90,7 @@ export function createRegistry(): Registry {
           else series.set(key, { labels: { ...labels }, value: by });
         },
         get: (labels = {}) => series.get(seriesKey(labels))?.value ?? 0,
+        series: () => [...series.values()].map((s) => ({ labels: { ...s.labels }, value: s.value })),
       };
     },
 
@@ -112,6 +128,11 @@ export function createRegistry(): Registry {
           s.sum += value;
           s.count++;
         },
+        series: () =>
+          [...series.values()].map((s) => {
+            const inBounds = s.counts.reduce((a, b) => a + b, 0);
+            return { labels: { ...s.labels }, bounds, counts: [...s.counts, s.count - inBounds], sum: s.sum, count: s.count };
+          }),
       };
     },
 

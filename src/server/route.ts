@@ -8,8 +8,8 @@ import type { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { ApiPrincipal } from './api-keys.js';
 
-/** Who may call a route: anyone, a key of the path's `{user}` (or admin), or an admin key. */
-export type Access = 'public' | 'user' | 'admin';
+/** Who may call a route: anyone, any valid key, a key of the path's `{user}` (or admin), or an admin key. */
+export type Access = 'public' | 'any' | 'user' | 'admin';
 
 /** What a handler receives. */
 export interface HandlerInput<P, Q, B> {
@@ -25,7 +25,11 @@ export interface HandlerInput<P, Q, B> {
 }
 
 /** What a handler returns: a JSON body (status 200 unless given), or text with a content type. */
-export type HandlerReply = { json: unknown; status?: number } | { text: string; contentType: string; status?: number };
+export type HandlerReply =
+  | { json: unknown; status?: number }
+  | { text: string; contentType: string; status?: number }
+  /** A response made by the handler itself (server-sent events). */
+  | { response: Response };
 
 /** A route of the API. */
 export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {

@@ -1,6 +1,9 @@
-/** Per-user memory routes: `/v1/users/{user}/…`. A user key reaches only its own user. */
+/** Per-user memory routes: `/v1/users/{user}/…` (a user key reaches only its own user), and the admin listing `/v1/users`. */
 import { z } from 'zod';
+import { CtxvmError } from '../errors.js';
+import type { ListUsersOptions, UserSummary } from '../memory/memory-store.js';
 import type { MemoryOps } from './memory-ops.js';
+import { historyJson } from './memory-state.js';
 import { messageJson } from './memory-ops.js';
 import type { ServerMetrics } from './metrics.js';
 import { defineRoute, type RouteDef } from './route.js';
@@ -10,6 +13,7 @@ import {
   HistoryQuery,
   HistoryView,
   MemoriesQuery,
+  MemoryStateResponse,
   MemoryView,
   MessageBody,
   MessageResponse,
@@ -18,6 +22,7 @@ import {
   TasksQuery,
   TaskView,
   UserParams,
+  UsersResponse,
 } from './schemas.js';
 
 /** What the memory routes need. */
@@ -26,11 +31,40 @@ export interface MemoryRouteDeps {
   metrics: ServerMetrics;
   /** Put message text, queries and replies on the log line. */
   logContent: boolean;
+  /** Users with memory (the warm store's `listUsers`), for `GET /v1/users`. */
+  listUsers?: ((options?: ListUsersOptions) => Promise<UserSummary[]>) | undefined;
 }
 
 /** The memory routes. */
-export function memoryRoutes({ ops, metrics, logContent }: MemoryRouteDeps): RouteDef[] {
+export function memoryRoutes({ ops, metrics, logContent, listUsers }: MemoryRouteDeps): RouteDef[] {
   return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/users',
+      operationId: 'listUsers',
+      summary: 'Users that have memory, most recently active first: turns, tasks, last activity (no memory content).',
+      tag: 'memory',
+      access: 'admin',
+      response: { description: 'the users', schema: UsersResponse },
+      async handler() {
+        if (!listUsers) throw new CtxvmError('E_UNSUPPORTED', 'this server cannot list users: its memory store has no listUsers', { hint: 'serve from the SQLite or PostgreSQL warm store (ctxvm serve)' });
+        const users = await listUsers();
+        return { json: { users: users.map((u) => ({ user: u.userId, turns: u.turns, tasks: u.tasks, lastActiveAt: u.lastActiveAtMs === null ? null : new Date(u.lastActiveAtMs).toISOString() })) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/users/{user}/memory',
+      operationId: 'memoryState',
+      summary: "The user's whole memory: tasks, projects, decisions, facts and preferences, each with its change history (newest first).",
+      tag: 'memory',
+      access: 'user',
+      params: UserParams,
+      response: { description: 'the memory state', schema: MemoryStateResponse },
+      async handler({ params }) {
+        return { json: await ops.state(params.user) };
+      },
+    }),
     defineRoute({
       method: 'post',
       path: '/v1/users/{user}/messages',
@@ -126,30 +160,8 @@ export function memoryRoutes({ ops, metrics, logContent }: MemoryRouteDeps): Rou
       response: { description: 'history entries', schema: z.object({ history: z.array(HistoryView) }) },
       async handler({ params, query }) {
         const entries = await ops.history(params.user, query);
-        return {
-          json: {
-            history: entries.map((e) => ({
-              seq: e.seq,
-              kind: e.kind,
-              recordId: e.recordId,
-              field: e.field,
-              oldValue: decode(e.oldValue),
-              newValue: decode(e.newValue),
-              turnId: e.turnId,
-              at: new Date(e.atMs).toISOString(),
-            })),
-          },
-        };
+        return { json: { history: entries.map(historyJson) } };
       },
     }),
   ];
-}
-
-function decode(json: string | null): unknown {
-  if (json === null) return null;
-  try {
-    return JSON.parse(json);
-  } catch {
-    return json;
-  }
 }

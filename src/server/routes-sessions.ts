@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { SessionOps } from './session-ops.js';
 import { defineRoute, type RouteDef } from './route.js';
-import { BranchBody, BranchResponse, PageInResponse, RefParams, SessionsQuery, SessionView, SnapshotBody, SnapshotResponse, TrimBody } from './schemas.js';
+import { AnalysisQuery, AnalysisResponse, BranchBody, BranchResponse, PageInResponse, RefParams, SessionsQuery, SessionView, SnapshotBody, SnapshotResponse, TreeResponse, TrimBody } from './schemas.js';
 
 /** The session routes. */
 export function sessionRoutes(ops: SessionOps): RouteDef[] {
@@ -18,6 +18,34 @@ export function sessionRoutes(ops: SessionOps): RouteDef[] {
       response: { description: 'the sessions', schema: z.object({ sessions: z.array(SessionView) }) },
       async handler({ query }) {
         return { json: { sessions: await ops.list(query) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/sessions/tree',
+      operationId: 'sessionTree',
+      summary: 'The snapshot DAG (`ctxvm tree --json`): snapshots, the branches made from them, later snapshots; snapshot tokens when computed.',
+      tag: 'sessions',
+      access: 'admin',
+      response: { description: 'nodes (oldest first) and edges', schema: TreeResponse },
+      async handler() {
+        return { json: await ops.tree() };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/sessions/analysis',
+      operationId: 'analyzeSession',
+      summary: 'Token composition before and after trim, and prompt-caching economics (`ctxvm session analyze --json` without perMessage); cached per file, size and mtime.',
+      tag: 'sessions',
+      access: 'admin',
+      query: AnalysisQuery,
+      response: { description: 'the analysis', schema: AnalysisResponse },
+      async handler({ query, stage }) {
+        const t0 = performance.now();
+        const json = await ops.analyze(query.session, query.turns !== undefined ? { turns: query.turns } : {});
+        stage('analyze', performance.now() - t0);
+        return { json };
       },
     }),
     defineRoute({

@@ -1,9 +1,9 @@
-/** System routes: health, Prometheus metrics, the OpenAPI document. */
+/** System routes: health, who a key is, metrics (Prometheus text and JSON), the OpenAPI document. */
 import { z } from 'zod';
 import type { ServerMetrics } from './metrics.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
 import { defineRoute, type RouteDef } from './route.js';
-import { HealthResponse } from './schemas.js';
+import { HealthResponse, MetricsResponse, WhoamiResponse } from './schemas.js';
 
 /** What the system routes need. */
 export interface SystemRouteDeps {
@@ -42,6 +42,30 @@ export function systemRoutes(deps: SystemRouteDeps): RouteDef[] {
       response: { description: 'Prometheus text exposition format 0.0.4', contentType: 'text/plain' },
       async handler() {
         return { text: deps.metrics.render(), contentType: PROMETHEUS_CONTENT_TYPE };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/metrics',
+      operationId: 'metricsJson',
+      summary: 'The numbers of /metrics as JSON: stage latencies (percentiles estimated from the buckets), token savings, hot-cache hit rate, extractions by intent, requests by route.',
+      tag: 'system',
+      access: deps.publicMetrics ? 'public' : 'admin',
+      response: { description: 'the metrics', schema: MetricsResponse },
+      async handler() {
+        return { json: deps.metrics.snapshot() };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/whoami',
+      operationId: 'whoami',
+      summary: 'What the presented key may see: admin (every user, sessions, metrics) or one user.',
+      tag: 'system',
+      access: 'any',
+      response: { description: 'the key', schema: WhoamiResponse },
+      async handler({ principal }) {
+        return { json: { admin: principal!.admin, user: principal!.userId, keyId: principal!.keyId } };
       },
     }),
     defineRoute({

@@ -222,3 +222,99 @@ export const PageInResponse = z.object({
 });
 
 export const HealthResponse = z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number() });
+
+// ---- console (docs/console.md) ---------------------------------------------------------------
+
+export const WhoamiResponse = z.object({
+  admin: z.boolean(),
+  user: z.string().nullable().describe('the only user this key may touch; null for an admin key'),
+  keyId: z.string(),
+});
+
+export const UsersResponse = z.object({
+  users: z.array(z.object({ user: z.string(), turns: z.number(), tasks: z.number(), lastActiveAt: z.string().nullable().describe('latest turn or memory change, ISO-8601 UTC') })),
+});
+
+const WithHistory = { history: z.array(HistoryView).describe('changes of this record, newest first') };
+const FactStateView = z.object({ id: z.string(), key: z.string().nullable(), text: z.string(), importance: z.number(), createdAt: z.string(), updatedAt: z.string(), sources: z.array(z.string()), ...WithHistory });
+
+export const MemoryStateResponse = z.object({
+  user: z.string(),
+  memoryVersion: z.number(),
+  tasks: z.array(TaskView.extend(WithHistory)),
+  projects: z.array(z.object({ id: z.string(), name: z.string(), createdAt: z.string(), updatedAt: z.string(), sources: z.array(z.string()), ...WithHistory })),
+  decisions: z.array(z.object({ id: z.string(), text: z.string(), rationale: z.string().nullable(), taskId: z.string().nullable(), projectId: z.string().nullable(), createdAt: z.string(), sources: z.array(z.string()), ...WithHistory })),
+  facts: z.array(FactStateView),
+  preferences: z.array(FactStateView),
+});
+
+const DagNodeView = z.object({
+  id: z.string(),
+  kind: z.enum(['snapshot', 'branch']),
+  name: z.string(),
+  agent: Agent,
+  sessionId: z.string(),
+  createdAtMs: z.number(),
+  bytes: z.number().optional(),
+  tags: z.array(z.string()).optional(),
+  description: z.string().nullable().optional(),
+  trimmed: z.boolean().optional(),
+  path: z.string().optional(),
+  tokens: z.number().nullable().optional().describe('snapshot: tokens of the context on resume, when computed (null until then)'),
+});
+
+export const TreeResponse = z.object({
+  nodes: z.array(DagNodeView).describe('oldest first'),
+  edges: z.array(z.object({ from: z.string(), to: z.string(), kind: z.enum(['branch', 'snapshot', 'next']) })),
+});
+
+export const AnalysisQuery = z
+  .object({
+    session: z.string().min(1).max(4096).describe('session id, id prefix, absolute file path, or snapshot:<name-or-id>'),
+    turns: positiveIntString(1000).optional().describe('model calls simulated by the cache model (default 30)'),
+  })
+  .strict();
+
+const Breakdown = z.record(z.string(), z.number()).describe('tokens per category');
+
+export const AnalysisResponse = z.object({
+  agent: Agent,
+  file: z.string(),
+  model: z.string().optional(),
+  messages: z.number(),
+  tokens: z.number(),
+  breakdown: Breakdown,
+  tokenizer: z.string(),
+  trimmed: z.object({ tokens: z.number(), breakdown: Breakdown, reduction: z.number() }),
+  cache: z.object({
+    model: z.string(),
+    priced: z.boolean(),
+    prices: z.object({ input: z.number(), cacheWrite5m: z.number(), cacheWrite1h: z.number(), cacheRead: z.number(), output: z.number(), unit: z.literal('USD/MTok') }),
+    growthTokensPerTurn: z.number(),
+    outputTokensPerTurn: z.number(),
+    scenarios: z.array(
+      z.object({
+        ttl: z.enum(['5m', '1h']),
+        untrimmedCacheWarm: z.boolean(),
+        coldStartCostUsd: z.number(),
+        perTurnSavingUsd: z.number(),
+        breakEvenTurn: z.number().nullable(),
+        hitRate: z.object({ untrimmed: z.number(), trimmed: z.number() }),
+        cumulativeUsd: z.object({ untrimmed: z.array(z.number()), trimmed: z.array(z.number()) }),
+      }),
+    ),
+  }),
+  findings: z.object({ errors: z.number(), warnings: z.number() }),
+  snapshot: z.object({ id: z.string(), name: z.string() }).optional().describe('only for snapshot:<ref>; `file` is then the path the session had when captured'),
+});
+
+const StageView = z.object({ count: z.number(), sumMs: z.number(), p50Ms: z.number().nullable(), p95Ms: z.number().nullable(), p99Ms: z.number().nullable() });
+
+export const MetricsResponse = z.object({
+  stages: z.record(z.string(), StageView).describe('extract, update, rebuild, respond, total; percentiles estimated from the histogram buckets (null before the first observation)'),
+  tokens: z.object({ context: z.number(), fullHistory: z.number(), savingsRatio: z.number() }),
+  hotCache: z.object({ hits: z.number(), misses: z.number(), hitRatio: z.number() }).nullable(),
+  rebuildCache: z.object({ hit: z.number(), miss: z.number() }),
+  extractions: z.record(z.string(), z.number()),
+  requests: z.object({ total: z.number(), byRoute: z.record(z.string(), z.number()).describe('"<METHOD> <route pattern>" → requests') }),
+});

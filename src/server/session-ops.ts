@@ -1,7 +1,8 @@
 /**
  * The session operations both edges (HTTP and MCP) offer: list, snapshot, branch, trim
- * (snapshot + trimmed branch, the original untouched) and page-in. Sessions are machine-wide, so
- * the HTTP edge allows them to admin keys only. Page-in goes through `pageIn`, which owns the
+ * (snapshot + trimmed branch, the original untouched), page-in, the DAG and the analysis
+ * (session-analysis.ts). Sessions are machine-wide, so the HTTP edge allows them to admin keys
+ * only. Page-in goes through `pageIn`, which owns the
  * reference format and the object layout.
  */
 import { branchJson } from '../session/dag/branch-json.js';
@@ -11,6 +12,8 @@ import type { AgentKind } from '../session/context-model.js';
 import type { SessionCatalog } from '../session/dag/catalog.js';
 import type { DiscoveredSession } from '../session/discovery/discover.js';
 import type { ObjectStore } from '../store/object-store.js';
+import type { DagEdge, DagNode } from '../session/dag/tree.js';
+import { createSessionAnalyser, type AnalysisJson } from './session-analysis.js';
 import type { BranchBody, SnapshotBody, TrimBody } from './schemas.js';
 
 /** Where the agents and ctxvm keep their files. */
@@ -53,6 +56,10 @@ export interface SessionOps {
   /** Snapshot + trimmed branch (`ctxvm trim`). `cwd` resolves `latest` and relative paths. */
   trim(body: Partial<z.infer<typeof TrimBody>> & { latest?: boolean; cwd?: string }): Promise<ReturnType<typeof branchJson> & { snapshot: { id: string; name: string; bytes: number } }>;
   pageIn(ref: string): Promise<PageInJson>;
+  /** The snapshot DAG (`ctxvm tree --json`), snapshot nodes with their tokens when computed. */
+  tree(): Promise<{ nodes: (DagNode & { tokens?: number | null })[]; edges: DagEdge[] }>;
+  /** `ctxvm session analyze` of a session id, prefix, path or `snapshot:<name-or-id>`, without perMessage. */
+  analyze(ref: string, options?: { turns?: number }): Promise<AnalysisJson>;
 }
 
 /** Options of `createSessionOps`. */
@@ -115,6 +122,14 @@ export function createSessionOps(options: SessionOpsOptions): SessionOps {
     });
   }
 
+  const analyser = createSessionAnalyser({
+    catalog,
+    objects,
+    scratchDir,
+    now,
+    resolveFile: async (ref) => (await resolve(ref, false, options.cwd ?? '/')).path,
+  });
+
   return {
     async list(filter = {}) {
       const sessions = await discover(filter.agent);
@@ -146,6 +161,18 @@ export function createSessionOps(options: SessionOpsOptions): SessionOps {
       const snap = await snapshotOf(session, name, { tags: ['trim'] });
       const branch = await branchOf(snap.id, `${name}-trimmed`, body.at !== undefined ? { at: body.at } : {});
       return { ...branchJson(branch), snapshot: { id: snap.id, name: snap.name, bytes: snap.bytes } };
+    },
+
+    async tree() {
+      const { buildDag } = await import('../session/dag/tree.js');
+      const snapshots = await catalog.listSnapshots();
+      const graph = buildDag(snapshots, await catalog.listBranches());
+      const tokens = new Map(snapshots.map((s) => [s.id, s.stats?.tokens ?? null]));
+      return { nodes: graph.nodes.map((n) => (n.kind === 'snapshot' ? { ...n, tokens: tokens.get(n.id) ?? null } : n)), edges: graph.edges };
+    },
+
+    analyze(ref, o) {
+      return analyser.analyze(ref, o);
     },
 
     async pageIn(ref) {

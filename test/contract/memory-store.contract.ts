@@ -424,6 +424,31 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       }
     });
 
+    it('lists users with memory, most recently active first, counts only (listUsers)', async () => {
+      if (!h.store.listUsers) return; // optional: a driver without it cannot list users
+      expect(await h.store.listUsers()).toEqual([]);
+      // carol: turns only, the latest turn is the newest activity of all
+      await h.store.forUser('carol').addTurns([turn('c1', 'hello', T0 + 50_000), turn('c2', 'again', T0 + 90_000)]);
+      // alice: a task at T0 (history time = the store clock), then a turn at T0 + 10 s
+      await u.createTask({ title: 'write the report' });
+      await u.addTurns([turn('a1', 'remind me', T0 + 10_000)]);
+      // bob: a task and a fact, written when the clock says T0 + 60 s
+      clock.set(T0 + 60_000);
+      const bob = h.store.forUser('bob');
+      await bob.createTask({ title: 'water the plants' });
+      await bob.createTask({ title: 'call mum' });
+      await bob.setFact({ kind: 'fact', key: 'name', text: 'Bob' });
+      // dave: opened, never written: not listed
+      await h.store.forUser('dave').listTasks();
+      expect(await h.store.listUsers()).toEqual([
+        { userId: 'carol', turns: 2, tasks: 0, lastActiveAtMs: T0 + 90_000 },
+        { userId: 'bob', turns: 0, tasks: 2, lastActiveAtMs: T0 + 60_000 },
+        { userId: 'alice', turns: 1, tasks: 1, lastActiveAtMs: T0 + 10_000 },
+      ]);
+      expect((await h.store.listUsers({ limit: 1 })).map((x) => x.userId)).toEqual(['carol']);
+      await expect(h.store.listUsers({ limit: 0 })).rejects.toMatchObject({ code: 'E_USAGE' });
+    });
+
     memoryStoreIsolationContract(() => h.store);
   });
 }

@@ -1,4 +1,5 @@
-/** `ctxvm serve`: the HTTP API on loopback by default, until SIGINT or SIGTERM. */
+/** `ctxvm serve`: the HTTP API and the web console (/console/) on loopback by default, until SIGINT or SIGTERM. */
+import { existsSync } from 'node:fs';
 import { waitForStopSignal } from '../stop-signal.js';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
@@ -9,15 +10,32 @@ import { PACKAGE_VERSION } from '../version.js';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-function portOption(value: string): number {
+/** Parses `--port`: 0..65535 (0: any free port). */
+export function portOption(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be 0..65535, got ${JSON.stringify(value)}`);
   return n;
 }
 
+interface ServeOptions {
+  port?: number;
+  host: string;
+  logContent?: boolean;
+  logLevel: string;
+  maxBody?: number;
+  publicMetrics?: boolean;
+  budget?: number;
+  tz?: string;
+  json?: boolean;
+  reminders?: boolean;
+  reminderWebhook?: string;
+  reminderLead?: number;
+  reminderInterval?: number;
+}
+
 export function registerServe(program: Command, ctx: CommandContext): void {
   withJson(program.command('serve'))
-    .description('serve the HTTP API (memory per user with API keys, sessions for admin keys, /metrics, /openapi.json) until interrupted')
+    .description('serve the HTTP API (memory per user with API keys, sessions for admin keys, /metrics, /openapi.json) and the web console at /console/ until interrupted')
     .option('--port <port>', 'TCP port, 0 for any free one (default 8787)', portOption)
     .option('--host <host>', 'interface to bind (0.0.0.0 only behind a TLS proxy)', '127.0.0.1')
     .option('--log-content', 'put message text, queries and replies in the request log (off by default)')
@@ -26,23 +44,51 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--public-metrics', 'serve /metrics without a key (default: admin keys only)')
     .option('--budget <tokens>', 'default context budget (default 2000)', positiveInt('--budget'))
     .option('--tz <zone>', 'time zone of users who have not stated one (default UTC)')
-    .action(async (opts: { port?: number; host: string; logContent?: boolean; logLevel: string; maxBody?: number; publicMetrics?: boolean; budget?: number; tz?: string; json?: boolean }) => {
+    .option('--no-reminders', 'do not run the reminder scheduler (default: reminders of tasks coming due stream at /v1/users/{user}/reminders/stream)')
+    .option('--reminder-webhook <url>', 'deliver reminders to this webhook instead of the SSE streams (signed when CTXVM_WEBHOOK_SECRET is set)')
+    .option('--reminder-lead <minutes>', 'remind this many minutes before the due time (default 15)', positiveInt('--reminder-lead'))
+    .option('--reminder-interval <seconds>', 'seconds between reminder scans (default 30)', positiveInt('--reminder-interval'))
+    .action(async (opts: ServeOptions) => {
       if (!(LEVELS as readonly string[]).includes(opts.logLevel)) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`);
-      const [{ openServerServices }, { createHttpApp }, { listen }, { createServerLogger }] = await Promise.all([
+      const [{ openServerServices }, { createHttpApp }, { listen }, { createServerLogger }, { defaultConsoleDir }, { createLlmFromEnv }, { startServerReminders }] = await Promise.all([
         import('../../server/open-services.js'),
         import('../../server/http.js'),
         import('../../server/serve.js'),
         import('../../server/logger.js'),
+        import('../../server/console-static.js'),
+        import('../../llm/from-env.js'),
+        import('../../server/server-reminders.js'),
       ]);
+      // replies (and reminder texts) from the LLM the environment configures, else offline
+      const configured = createLlmFromEnv(ctx.io.env);
       const logger = createServerLogger({ level: opts.logLevel as (typeof LEVELS)[number] });
       const services = await openServerServices({
         config: ctx.config(),
         ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
         ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
+        ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
         hotLogger: { error: (m, d) => logger.error(d ?? {}, m), warn: (m, d) => logger.warn(d ?? {}, m), info: (m, d) => logger.info(d ?? {}, m) },
       });
+      const secret = ctx.io.env.CTXVM_WEBHOOK_SECRET || undefined;
+      const reminders =
+        opts.reminders === false
+          ? undefined
+          : startServerReminders({
+              store: services.store,
+              manager: services.manager,
+              db: services.db,
+              ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
+              ...(opts.reminderWebhook ? { webhook: { url: opts.reminderWebhook, ...(secret ? { secret } : {}) } } : {}),
+              ...(opts.reminderLead !== undefined ? { leadMs: opts.reminderLead * 60_000 } : {}),
+              ...(opts.reminderInterval !== undefined ? { intervalMs: opts.reminderInterval * 1000 } : {}),
+              onTick: (report) => {
+                // retries are routine with SSE (nobody listening yet): debug; the rest: info
+                for (const o of report.outcomes) logger[o.status === 'retrying' ? 'debug' : 'info']({ reminder: o.id, user: o.userId, status: o.status, ...(o.error ? { error: o.error } : {}) }, 'reminder');
+              },
+              onError: (error) => logger.warn({ err: (error as Error)?.message ?? String(error) }, 'reminder scan failed; retrying at the next interval'),
+            });
       try {
-        const { app } = createHttpApp(services, {
+        const { app } = createHttpApp(reminders && !opts.reminderWebhook ? { ...services, reminders: reminders.hub } : services, {
           logger,
           version: PACKAGE_VERSION,
           logContent: opts.logContent === true,
@@ -50,12 +96,18 @@ export function registerServe(program: Command, ctx: CommandContext): void {
           ...(opts.maxBody !== undefined ? { maxBodyBytes: opts.maxBody } : {}),
         });
         const server = await listen(app, { host: opts.host, ...(opts.port !== undefined ? { port: opts.port } : {}) });
-        if (opts.json) ctx.printJson({ url: server.url, port: server.port, host: server.host });
+        const consoleUrl = `${server.url}/console/`;
+        if (opts.json) ctx.printJson({ url: server.url, port: server.port, host: server.host, console: consoleUrl });
         ctx.note(`ctxvm: listening on ${server.url} (Ctrl-C stops)`);
+        if (configured.name !== 'offline') ctx.note(`ctxvm: replies from ${configured.name} (${configured.model})`);
+        if (reminders) ctx.note(`ctxvm: reminders: ${reminders.target === 'sse hub' ? `${server.url}/v1/users/{user}/reminders/stream (server-sent events)` : reminders.target}`);
+        ctx.note(`ctxvm: console: ${consoleUrl}${existsSync(defaultConsoleDir()) ? '' : ' (not built: run `npm run build`)'}`);
         const signal = await waitForStopSignal();
         ctx.note(`ctxvm: ${signal}: finishing in-flight requests`);
+        await reminders?.stop();
         await server.close();
       } finally {
+        await reminders?.stop();
         await services.close();
       }
     });

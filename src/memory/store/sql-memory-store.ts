@@ -20,6 +20,7 @@ import { assertUserId, userKeyOf, type Analyzer, type StoreContext, type UserSco
 import { addDecision, listDecisions } from './decisions.js';
 import { getFactByKey, listFacts, setFact } from './facts.js';
 import { listDueTasks } from './due-tasks.js';
+import { listUsers } from './users.js';
 import { fullTextDialectFor } from './fulltext.js';
 import { listHistory } from './history.js';
 import { ensureProject, getProject, listProjects } from './projects.js';
@@ -101,6 +102,8 @@ export function createSqlMemoryStore(db: SqlDatabase, options: SqlMemoryStoreOpt
     },
     // reminders (src/memory/reminders): the one cross-user read, see due-tasks.ts
     dueTasks: (untilMs, limit, dueOptions) => listDueTasks(db, untilMs, limit, dueOptions),
+    // the admin listing of GET /v1/users: counts and times only, see users.ts
+    listUsers: (listOptions) => listUsers(db, listOptions),
   };
 }
 
