@@ -34,7 +34,7 @@ async function readEvents(res: Response, want: number, timeoutMs = 10_000): Prom
         const frame = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const fields = Object.fromEntries(frame.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]));
-        if (fields.event) events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
+        if (fields.event) events.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data ?? 'null') });
       }
     }
   } finally {
@@ -110,7 +110,7 @@ describe('reminder streams', () => {
   it("refuses another user's key and a user key on the all-users stream", async () => {
     const other = await stream('alice', keys.bob);
     expect(other.status).toBe(403);
-    expect((await other.json()).error.code).toBe('E_FORBIDDEN');
+    expect(((await other.json()) as { error: { code: string } }).error.code).toBe('E_FORBIDDEN');
     expect((await stream(null, keys.alice)).status).toBe(403);
     expect((await fetch(`${api.server.url}/v1/users/alice/reminders/stream`)).status).toBe(401);
   });

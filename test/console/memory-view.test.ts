@@ -1,0 +1,177 @@
+/**
+ * Memory view and the API key flow in Chromium against a real `ctxvm serve` app: a user key sees
+ * only its own memory view; the board, the records and their histories match
+ * /v1/users/{user}/memory for the Chinese seed; the context preview shows the layers, the dropped
+ * items and the cache-stable prefix of /v1/users/{user}/context; a rejected key sends you back to
+ * sign-in; both layouts, both languages.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithChromium, horizontalOverflow, launchChromium, newPage, screenshot, sessionValues, type ViewportName } from './browser.js';
+import { createConsoleEnv, SEED_MESSAGES, SEED_USER, type ConsoleEnv } from './console-env.js';
+
+const STATUSES = ['todo', 'doing', 'done', 'cancelled'] as const;
+const QUESTION = SEED_MESSAGES[2]!;
+
+describeWithChromium('console: memory view and sign-in', () => {
+  let env: ConsoleEnv;
+  let browser: Browser;
+  let memory: any;
+
+  beforeAll(async () => {
+    [env, browser] = await Promise.all([createConsoleEnv(), launchChromium()]);
+    memory = await env.json('GET', `/v1/users/${SEED_USER}/memory`, undefined, env.keys.user);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await env?.close();
+  });
+
+  async function open(viewport: ViewportName, key: string, locale = 'en-US'): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
+    const { context, page, errors } = await newPage(browser, viewport, { locale });
+    await page.goto(`${env.consoleUrl}#key=${encodeURIComponent(key)}`);
+    await page.getByTestId('who').waitFor();
+    // an admin key lands on the sessions view
+    if (key === env.keys.admin) await page.goto(`${env.consoleUrl}#/memory`);
+    await page.waitForSelector('[data-testid="memory"]');
+    return { page, errors, close: () => context.close() };
+  }
+
+  /** Formats like the console (en-CA style, 24 h) in the browser's zone, for comparing text. */
+  const shown = (page: Page, iso: string) =>
+    page.evaluate((at) => new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(at)).replace(',', ''), iso);
+
+  it('the seed gives a known memory state', () => {
+    // 下午三点 review meeting and the weekly report (done by the fourth message)
+    expect(memory.tasks.length).toBeGreaterThanOrEqual(2);
+    expect(memory.tasks.some((t: any) => t.status === 'done')).toBe(true);
+    expect(memory.tasks.some((t: any) => t.status === 'todo' && t.due)).toBe(true);
+  });
+
+  it('a user key sees only its own memory: board, records and histories match the API', async () => {
+    const { page, errors, close } = await open('desktop', env.keys.user);
+    expect(new URL(page.url()).hash).toBe(`#/memory/${SEED_USER}`);
+    await expect(page.getByTestId('nav-memory').isVisible()).resolves.toBe(true);
+    await expect(page.getByTestId('nav-sessions').count()).resolves.toBe(0);
+    await expect(page.getByTestId('nav-metrics').count()).resolves.toBe(0);
+    await expect(page.getByTestId('who').textContent()).resolves.toBe(`user ${SEED_USER}`);
+    // the sessions view is not reachable by address either
+    await page.goto(`${env.consoleUrl}#/sessions`);
+    await page.waitForSelector('[data-testid="memory"]');
+    expect(new URL(page.url()).hash).toBe(`#/memory/${SEED_USER}`);
+
+    expect(Number(await page.getByTestId('memory-version').getAttribute('data-value'))).toBe(memory.memoryVersion);
+    for (const status of STATUSES) {
+      const want = memory.tasks.filter((t: any) => t.status === status);
+      const column = page.getByTestId(`board-${status}`);
+      expect(Number(await column.getAttribute('data-count')), status).toBe(want.length);
+      for (const task of want) {
+        const card = column.locator(`[data-testid="task"][data-id="${task.id}"]`);
+        await expect(card.locator('.task-title').textContent()).resolves.toBe(task.title);
+        expect(await card.getAttribute('data-due')).toBe(task.due ?? '');
+        if (task.due) await expect(card.textContent()).resolves.toContain(await shown(page, task.due));
+        const history = card.getByTestId('history');
+        await expect(history.count()).resolves.toBe(task.history.length > 0 ? 1 : 0);
+        if (task.history.length) expect(Number(await history.getAttribute('data-count'))).toBe(task.history.length);
+      }
+    }
+    // the done task's history says how its status changed
+    const done = memory.tasks.find((t: any) => t.status === 'done');
+    const doneCard = page.locator(`[data-testid="task"][data-id="${done.id}"]`);
+    await doneCard.locator('summary').click();
+    await expect(doneCard.getByTestId('history').textContent()).resolves.toMatch(/status To do → Done/);
+
+    for (const kind of ['projects', 'decisions', 'facts', 'preferences'] as const) {
+      const card = page.getByTestId(`records-${kind}`);
+      expect(memory[kind].length, `the seed records a ${kind} entry`).toBeGreaterThan(0);
+      await expect(card.getByTestId('record').count(), kind).resolves.toBe(memory[kind].length);
+      for (const r of memory[kind]) {
+        const row = card.locator(`[data-testid="record"][data-id="${r.id}"]`);
+        await expect(row.locator('.record-main').textContent()).resolves.toContain(r.name ?? r.text);
+        if (r.rationale) await expect(row.textContent()).resolves.toContain(r.rationale);
+        expect(Number(await row.getByTestId('history').getAttribute('data-count'))).toBe(r.history.length);
+      }
+    }
+    await screenshot(page, 'memory-desktop-en');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the context preview shows layers against quotas, drops and the stable prefix as the API computes them', async () => {
+    const { page, errors, close } = await open('desktop', env.keys.user);
+    for (const budget of [2000, 120]) {
+      await page.getByTestId('context-query').fill(QUESTION);
+      await page.getByTestId('context-budget').fill(String(budget));
+      await page.getByTestId('context-button').click();
+      await page.waitForSelector(`[data-testid="context-result"][data-budget="${budget}"]`);
+      const ctx = await env.json('POST', `/v1/users/${SEED_USER}/context`, { query: QUESTION, budget }, env.keys.user);
+      const result = page.getByTestId('context-result');
+      expect(Number(await result.getAttribute('data-tokens'))).toBe(ctx.tokens);
+      await expect(page.getByTestId('context-total').textContent()).resolves.toBe(`${ctx.tokens.toLocaleString('en-US')} / ${budget.toLocaleString('en-US')}`);
+      expect(ctx.layers).toHaveLength(6);
+      for (const layer of ctx.layers) {
+        const row = page.getByTestId(`layer-${layer.name}`);
+        expect(Number(await row.getAttribute('data-tokens')), layer.name).toBe(layer.tokens);
+        expect(Number(await row.getAttribute('data-budget')), layer.name).toBe(layer.budgetTokens);
+      }
+      await expect(page.getByTestId('dropped-item').count()).resolves.toBe(ctx.dropped.length);
+      const reasons = await page.getByTestId('dropped-item').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-reason')));
+      expect(reasons).toEqual(ctx.dropped.map((d: any) => d.reason));
+      expect(Number(await page.getByTestId('stable-prefix').getAttribute('data-value'))).toBe(ctx.stablePrefixChars);
+      expect(await page.getByTestId('stable-text').textContent()).toBe(ctx.text.slice(0, ctx.stablePrefixChars));
+      expect(await page.getByTestId('context-text').textContent()).toBe(ctx.text);
+      if (budget === 120) expect(ctx.dropped.length, 'a small budget drops something').toBeGreaterThan(0);
+    }
+    await page.getByTestId('context-preview').scrollIntoViewIfNeeded();
+    await screenshot(page, 'memory-context-desktop-en');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('an admin key picks the user; Chinese is chosen from the browser language', async () => {
+    const { page, errors, close } = await open('desktop', env.keys.admin, 'zh-CN');
+    const users = (await env.json('GET', '/v1/users')).users;
+    expect(users.map((u: any) => u.user)).toContain(SEED_USER);
+    await expect(page.getByTestId('user-select').inputValue()).resolves.toBe(users[0].user);
+    await expect(page.getByTestId('nav-memory').textContent()).resolves.toBe('记忆');
+    await expect(page.getByTestId('board-todo').locator('h3').textContent()).resolves.toContain('待办');
+    await expect(page.getByTestId('board-done').locator('h3').textContent()).resolves.toContain('已完成');
+    await expect(page.getByTestId('context-preview').locator('h2').textContent()).resolves.toBe('上下文预览');
+    await screenshot(page, 'memory-desktop-zh');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('at phone width the board stacks its columns and nothing scrolls sideways', async () => {
+    const { page, errors, close } = await open('phone', env.keys.user, 'zh-CN');
+    const boxes = await Promise.all(STATUSES.map((s) => page.getByTestId(`board-${s}`).boundingBox()));
+    for (let i = 1; i < boxes.length; i++) {
+      expect(boxes[i]!.x).toBeCloseTo(boxes[0]!.x, 0);
+      expect(boxes[i]!.y).toBeGreaterThan(boxes[i - 1]!.y);
+    }
+    await page.getByTestId('context-query').fill(QUESTION);
+    await page.getByTestId('context-button').click();
+    await page.waitForSelector('[data-testid="context-result"]');
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, 'memory-phone-zh');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a rejected key goes back to sign-in with a message; signing in with a good key works', async () => {
+    const { context, page } = await newPage(browser, 'desktop');
+    await page.goto(`${env.consoleUrl}#key=${encodeURIComponent(env.keys.revoked)}`);
+    await page.getByTestId('signin-message').waitFor();
+    await expect(page.getByTestId('signin-message').textContent()).resolves.toMatch(/rejected the key/);
+    expect(await sessionValues(page)).not.toContain(env.keys.revoked);
+    await screenshot(page, 'signin-rejected-desktop-en');
+    await page.getByTestId('signin-key').fill(env.keys.user);
+    await page.getByTestId('signin-button').click();
+    await page.waitForSelector('[data-testid="memory"]');
+    // signing out forgets the key
+    await page.getByTestId('sign-out').click();
+    await page.getByTestId('signin').waitFor();
+    expect(await sessionValues(page)).toEqual([]);
+    await context.close();
+  });
+});
