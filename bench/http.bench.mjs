@@ -6,7 +6,8 @@
 // English and Chinese task, decision, fact, query and chit-chat messages, each user's key on its
 // own path. First measures two floors on the same server: GET /healthz (the HTTP stack alone)
 // and GET /v1/users/{user}/tasks (key check + one SQLite read). Reports req/s, latency
-// percentiles, errors and non-2xx, the server's own stage latencies from /metrics, and then
+// percentiles, errors and non-2xx, the server's CPU time per request (all its processes, from
+// /proc), the server's own stage latencies from /metrics, and then
 // stops the server and checks that EVERY acknowledged (2xx) message is in the store (user turn
 // and assistant turn).
 //
@@ -18,10 +19,15 @@
 //   BENCH_HTTP_USERS        users in the pool (default 200)
 //   BENCH_HTTP_LOG          server log level (default info: one line per request, to a file)
 //   BENCH_HTTP_FLOOR_SECONDS  duration of each floor run, s (default 5; 0 skips them)
+//   BENCH_HTTP_WORKERS      server processes, `ctxvm serve --workers N` (default 1: the best measured on the
+//                           shared 2-core machine — two workers cost 20-30% more CPU per message (likely: each
+//                           SQLite connection loses its page cache to the other's commits, each worker caches
+//                           on its own) and were no faster there; try 2 on an idle machine)
+//   BENCH_HTTP_NODE_ARGS    extra node flags for the server, space-separated (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p")
 //
 // Needs dist/ (`npm run build`).
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -35,6 +41,7 @@ const USERS = Number(process.env.BENCH_HTTP_USERS ?? 200);
 const LOG_LEVEL = process.env.BENCH_HTTP_LOG ?? 'info';
 const FLOOR_SECONDS = Number(process.env.BENCH_HTTP_FLOOR_SECONDS ?? 5);
 const STRICT = process.env.BENCH_HTTP_STRICT !== '0';
+const WORKERS = Number(process.env.BENCH_HTTP_WORKERS ?? 1);
 const TARGET_RPS = 2000;
 const TARGET_P99_MS = 50;
 
@@ -65,7 +72,8 @@ let adminKey;
 const logFile = join(dir, 'server.log');
 const logStream = createWriteStream(logFile);
 await once(logStream, 'open');
-const server = spawn(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'serve', '--port', '0', '--json', '--log-level', LOG_LEVEL, '--tz', 'Asia/Shanghai'], {
+const NODE_ARGS = (process.env.BENCH_HTTP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const server = spawn(process.execPath, [...NODE_ARGS, join(root, 'dist', 'cli', 'main.js'), 'serve', '--port', '0', '--workers', String(WORKERS), '--json', '--log-level', LOG_LEVEL, '--tz', 'Asia/Shanghai'], {
   env,
   stdio: ['ignore', 'pipe', logStream],
 });
@@ -132,6 +140,27 @@ function requestFor(collect) {
   };
 }
 
+// CPU time of the server and its workers (Linux /proc; clock ticks of 10 ms), so that a busy
+// shared machine can still be compared by CPU per request.
+function serverCpuMs() {
+  try {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pid) === server.pid || Number(f[1]) === server.pid) ticks += Number(f[11]) + Number(f[12]);
+    }
+    return ticks * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 async function run(seconds, collect) {
   return autocannon({ url, connections: CONNECTIONS, duration: seconds, timeout: 30, requests: [requestFor(collect)] });
 }
@@ -146,7 +175,9 @@ const load0 = loadavg()[0];
 const floors = FLOOR_SECONDS > 0 ? [await floor('/healthz', {}), await floor(`/v1/users/${users[0].id}/tasks`, { authorization: `Bearer ${users[0].key}` })] : [];
 await run(3, false); // warm-up: module loading, JIT, FTS index build
 const t0 = Date.now();
+const cpu0 = serverCpuMs();
 const result = await run(SECONDS, true);
+const cpuMsPerRequest = (serverCpuMs() - cpu0) / result.requests.total;
 const wallS = (Date.now() - t0) / 1000;
 const load1 = loadavg()[0];
 
@@ -174,7 +205,7 @@ const rps = result.requests.average;
 const p99 = result.latency.p99;
 console.log(`\nbench:http — POST /v1/users/{user}/messages on ${url} (ctxvm serve, SQLite, in-process hot cache, offline LLM)`);
 console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${load0.toFixed(2)} → ${load1.toFixed(2)} (shared machine: other jobs may be running), server log level ${LOG_LEVEL}`);
-console.log(`${CONNECTIONS} connections, ${USERS} users, ${SECONDS} s measured after a 3 s warm-up (wall ${wallS.toFixed(1)} s)\n`);
+console.log(`${CONNECTIONS} connections, ${USERS} users, ${SECONDS} s measured after a 3 s warm-up (wall ${wallS.toFixed(1)} s); server: ctxvm serve --workers ${WORKERS}\n`);
 table([
   {
     'req/s (mean)': rps.toFixed(0),
@@ -188,13 +219,14 @@ table([
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    'server CPU ms/req': cpuMsPerRequest.toFixed(2),
   },
 ]);
 if (floors.length) {
   console.log('\nfloors, same server and run (no processMessage):');
   table(floors);
 }
-console.log('\nserver-side processMessage stage means, ms (from /metrics, warm-up included):');
+console.log(`\nserver-side processMessage stage means, ms (from /metrics, warm-up included${WORKERS > 1 ? '; the view of the one worker that answered /metrics' : ''}):`);
 table([{ extract: stageStats('extract'), update: stageStats('update'), rebuild: stageStats('rebuild'), respond: stageStats('respond'), total: stageStats('total') }]);
 const savings = /ctxvm_token_savings_ratio (-?[0-9.e+-]+)/.exec(metrics)?.[1];
 const hit = /ctxvm_hot_cache_hit_ratio ([0-9.e+-]+)/.exec(metrics)?.[1];

@@ -125,6 +125,7 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
       deleteTask: (id, turnId) => write('records', () => inner.deleteTask(id, turnId), (r) => r),
       getTask: (id) => inner.getTask(id),
       listTasks: (opts) => read(tasksKey(opts), 'records', () => inner.listTasks(opts)),
+      ...(inner.openTaskTitles ? { openTaskTitles: (limit: number) => read(isCount(limit) ? `openTaskTitles:${limit}` : undefined, 'records', () => inner.openTaskTitles!(limit)) } : {}),
 
       ensureProject: (name, turnId) => write('records', () => inner.ensureProject(name, turnId)),
       getProject: (id) => inner.getProject(id),
@@ -161,6 +162,7 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
       // Access statistics are not memory content: they change on every rebuild, bump no version
       // and are not cached.
       touch: (kind, ids, atMs) => inner.touch(kind, ids, atMs),
+      ...(inner.touchMany ? { touchMany: inner.touchMany.bind(inner) } : {}),
       accessStats: (kind, ids) => inner.accessStats(kind, ids),
     };
   }

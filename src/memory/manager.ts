@@ -67,6 +67,14 @@ export interface MemoryManagerOptions {
   clarifyBelow?: number;
   /** System prompt of layer 1. */
   systemPrompt?: string;
+  /**
+   * Other processes write the same warm store (`ctxvm serve --workers N`; default false): keep
+   * no per-process state that could go stale. The recently mentioned records are then the open
+   * tasks as stored (most recently updated first), read on every message, and the full-history
+   * token total is checked against the stored turn count on every message. (The hot-tier read
+   * and rebuild caches are keyed by the warm version and need nothing.)
+   */
+  multiProcess?: boolean;
 }
 
 /** One incoming message. */
@@ -142,6 +150,10 @@ export interface IngestResult {
 }
 
 const DEFAULT_BUDGET = 2000;
+/** Newest turns read per message to update a multi-process history token total. */
+const HISTORY_PEEK = 8;
+/** Open tasks a change that names no recently mentioned task is matched against. */
+const WIDER_TASKS = 200;
 const CHANGE_INTENTS: ReadonlySet<Extraction['intent']> = new Set(['complete_task', 'update_task', 'delete_task']);
 
 /** Layer 1 when the caller gives none: tells the model what the rest of the prompt is. */
@@ -160,9 +172,12 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   const tokenCounter = () => (tokens ??= createTokenCounter());
   let extractor = options.extractor;
   let rebuild = options.rebuild;
-  const recent: RecentEntities = createRecentEntities(options.hot);
+  const recent: RecentEntities = createRecentEntities(options.hot, { keep: options.multiProcess !== true });
   const historyTokens = new Map<string, Promise<number>>();
+  const countedHistory = new Map<string, { lastId: string; tokens: number }>();
   const store = withReadCache(options);
+  // Versions read through the hot tier (generation tokens) cost no warm query when cached.
+  const prefetchVersion = isCachedMemoryStore(store) && store.consistency === 'generation';
 
   const getExtractor = async (): Promise<MessageExtractor> => (extractor ??= (await import('./extract/extract.js')).createRuleExtractor());
   const getRebuild = async (): Promise<RebuildFn> => (rebuild ??= (await import('./rebuild/index.js')).rebuildContext as RebuildFn);
@@ -184,6 +199,12 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   async function buildContext(userId: string, query: string, opts: { now?: number; budgetTokens?: number; excludeTurnIds?: readonly string[] } = {}): Promise<RebuiltContext> {
     const store = user(userId);
     const fn = await getRebuild();
+    if (prefetchVersion) {
+      // The rebuild's first read is the memory version (its cache key): asked for in the same
+      // tick as the time zone, the read cache fetches both in one hot-tier call, or on a miss
+      // both warm reads at once. The rebuild reads it again, from the cache, and reports failures.
+      store.version().catch(() => undefined);
+    }
     return fn(store, query, {
       now: opts.now ?? clock.now(),
       timeZone: await timeZoneOf(userId),
@@ -198,6 +219,26 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   /** Tokens of all of a user's turns, computed once per process and kept up to date. */
   async function addHistoryTokens(userId: string, store: UserMemoryStore, texts: readonly string[]): Promise<number> {
     const counter = tokenCounter();
+    if (options.multiProcess) {
+      // Turns may come from other processes: add the turns stored after the newest one counted
+      // (a short index walk); recount everything only the first time or after a long gap. Each
+      // call works from its own snapshot, so concurrent calls agree.
+      const known = countedHistory.get(userId);
+      if (known) {
+        const newest = await store.recentTurns(HISTORY_PEEK);
+        const at = newest.findIndex((t) => t.id === known.lastId);
+        if (at !== -1) {
+          const tokens = known.tokens + newest.slice(at + 1).reduce((sum, t) => sum + counter.count(t.text), 0);
+          countedHistory.set(userId, { lastId: newest[newest.length - 1]!.id, tokens });
+          return tokens;
+        }
+      }
+      const n = await store.countTurns();
+      const all = n > 0 ? await store.recentTurns(n) : [];
+      const tokens = all.reduce((sum, t) => sum + counter.count(t.text), 0);
+      if (all.length > 0) countedHistory.set(userId, { lastId: all[all.length - 1]!.id, tokens });
+      return tokens;
+    }
     let base = historyTokens.get(userId);
     if (!base) {
       base = (async () => {
@@ -222,7 +263,8 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const ex = await getExtractor();
     const first = await ex.extract(text, opts);
     if (!CHANGE_INTENTS.has(first.intent) || (first.target && first.target.confidence >= 0.95)) return first;
-    const open = await store.listTasks({ status: ['todo', 'doing'], limit: 200 });
+    // Only id, title and status are matched: the light read when the store has one.
+    const open = store.openTaskTitles ? await store.openTaskTitles(WIDER_TASKS) : await store.listTasks({ status: ['todo', 'doing'], limit: WIDER_TASKS });
     const known = new Set((opts.recent ?? []).map((r) => r.id));
     if (!open.some((t) => !known.has(t.id))) return first;
     const wider: RecentEntity[] = [...(opts.recent ?? []), ...open.filter((t) => !known.has(t.id)).map((t) => ({ kind: 'task' as const, id: t.id, text: t.title, status: t.status }))];
@@ -330,6 +372,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       }
     }
     historyTokens.delete(userId);
+    countedHistory.delete(userId);
     if (options.hot && result.added) await options.hot.invalidateUser(userId);
     return result;
   }

@@ -68,6 +68,14 @@ export interface ListTasksOptions {
   limit?: number;
 }
 
+/** An open task with only what matching a message against it needs (`UserMemoryStore.openTaskTitles`). */
+export interface OpenTaskTitle {
+  id: string;
+  title: string;
+  status: TaskStatus;
+  projectId: string | null;
+}
+
 /** Options of `UserMemoryStore.recordPool`. */
 export interface RecordPoolOptions {
   /** Of each ordering (newest, most important, most recently used), this many records (>= 1). */
@@ -76,6 +84,28 @@ export interface RecordPoolOptions {
   ids?: readonly string[];
   /** Also records created in these spans, Unix ms, start inclusive, end exclusive (at most `perOrder` each). */
   createdWithin?: ReadonlyArray<{ startMs: number; endMs: number }>;
+  /** Also a bounded pool of the user's tasks (`RecordPool.tasks`); see `TaskPoolOptions`. */
+  tasks?: TaskPoolOptions;
+  /** Also the access statistics of every record returned (`RecordPool.access`). */
+  withAccess?: boolean;
+}
+
+/**
+ * The tasks a rebuild ranks: of the open tasks, every one `about` accepts (read by title and
+ * project of each open task, so none the query names is missed), those `ids` names, and of each
+ * ordering (due soonest, most recently updated, high or urgent priority, most recently used)
+ * `perOrder`; with `closed`, also the `perOrder` most recently updated closed tasks and the
+ * closed tasks of `ids`.
+ */
+export interface TaskPoolOptions {
+  /** Of each ordering, this many tasks (>= 1). */
+  perOrder: number;
+  /** Task ids to include whatever their rank (the query's full-text hits). */
+  ids?: readonly string[];
+  /** Whether closed (done, cancelled) tasks are wanted too. */
+  closed?: boolean;
+  /** Whether the query is about an open task (such tasks are always in the pool). */
+  about?: (task: { title: string; projectId: string | null }) => boolean;
 }
 
 /** What `UserMemoryStore.recordPool` returns. */
@@ -86,6 +116,10 @@ export interface RecordPool {
   decisions: Decision[];
   /** Time of the newest decision of each project that has one, Unix ms, by project id. */
   lastDecisionMs: Map<string, number>;
+  /** With `RecordPoolOptions.tasks`: the task pool, open tasks first by due time (undated last), then closed ones, newest first. */
+  tasks?: Task[];
+  /** With `withAccess`: access statistics of the records returned (those ever used), keyed by `kind:id` (preferences under `fact`). */
+  access?: Map<string, { count: number; lastMs: number }>;
 }
 
 /** Options of `history`. */
@@ -129,6 +163,12 @@ export interface UserMemoryStore {
   getTask(id: string): Promise<Task | undefined>;
   /** Tasks, open ones first by due time, then the rest by update time (newest first). */
   listTasks(options?: ListTasksOptions): Promise<Task[]>;
+  /**
+   * The open tasks (todo, doing) in `listTasks` order, at most `limit`, with id, title, status and
+   * project only: a light read for matching a message against every open task (the manager's
+   * wider extraction pass), which needs no full rows. Optional: callers fall back to `listTasks`.
+   */
+  openTaskTitles?(limit: number): Promise<OpenTaskTitle[]>;
 
   /** The project with this name (case-insensitive), created if new. */
   ensureProject(name: string, turnId?: string | null): Promise<Project>;
@@ -162,8 +202,14 @@ export interface UserMemoryStore {
   searchMany?(query: string, searches: readonly SearchOptions[]): Promise<SearchHit[][]>;
   /** Change history, newest first. */
   history(options?: HistoryOptions): Promise<HistoryEntry[]>;
-  /** Marks records as used in a context (raises their weight in later retrieval). */
+  /**
+   * Marks records as used in a context (raises their weight in later retrieval). May be written
+   * behind (the SQL store: within a second, or on `close()`; lost if the process dies first), but
+   * this store's own `accessStats` and `recordPool` see it at once.
+   */
   touch(kind: MemoryKind, ids: readonly string[], atMs: number): Promise<void>;
+  /** `touch` for several kinds at once (one warm statement where the store can). Optional: callers fall back to `touch`. */
+  touchMany?(touches: ReadonlyArray<{ kind: MemoryKind; ids: readonly string[] }>, atMs: number): Promise<void>;
   /** Access counts and last access of records (for retrieval weighting); missing ids have none. */
   accessStats(kind: MemoryKind, ids: readonly string[]): Promise<Map<string, { count: number; lastMs: number }>>;
 }

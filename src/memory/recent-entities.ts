@@ -19,7 +19,13 @@ export interface RecentEntities {
   remember(store: UserMemoryStore, entities: readonly RecentEntity[]): Promise<void>;
 }
 
-export function createRecentEntities(hot: HotCache | undefined): RecentEntities {
+/**
+ * `keep: false` keeps no list at all (other processes write the same warm store and a private
+ * list could go stale): `get` reads the open tasks, most recently updated first, every time, and
+ * `remember` does nothing.
+ */
+export function createRecentEntities(hot: HotCache | undefined, options: { keep?: boolean } = {}): RecentEntities {
+  const keep = options.keep ?? true;
   // Without a hot tier the list lives in this process only.
   const local = new Map<string, RecentEntity[]>();
 
@@ -32,11 +38,13 @@ export function createRecentEntities(hot: HotCache | undefined): RecentEntities 
   }
 
   async function get(store: UserMemoryStore): Promise<RecentEntity[]> {
+    if (!keep) return fromWarm(store);
     const cached = hot ? await hot.get<RecentEntity[]>({ userId: store.userId, kind: KIND }, KEY) : local.get(store.userId);
     return cached ?? fromWarm(store);
   }
 
   async function remember(store: UserMemoryStore, entities: readonly RecentEntity[]): Promise<void> {
+    if (!keep) return;
     const current = await get(store);
     const ids = new Set(entities.map((e) => e.id));
     const next = [...entities, ...current.filter((e) => !ids.has(e.id))].slice(0, MAX);

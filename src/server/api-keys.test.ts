@@ -44,4 +44,30 @@ describe('API keys', () => {
     await expect(keys.revoke('ffffffffffff')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
     await expect(keys.create({ userId: ' ' })).rejects.toMatchObject({ code: 'E_USAGE' });
   });
+
+  it('remembers verified keys for verifiedTtlMs, forgets them on revoke, and never caches a failure', async () => {
+    let t = 1_700_000_000_000;
+    const cached = createApiKeyStore(db, { now: () => t, verifiedTtlMs: 5_000, verifiedMax: 2 });
+    const k = await cached.create({ userId: 'alice' });
+    expect(await cached.verify(k.key)).toEqual({ keyId: k.keyId, userId: 'alice', admin: false });
+    // revoked behind the cache's back (another process): still trusted until the TTL runs out
+    await db.run('UPDATE api_keys SET revoked_at_ms = 1 WHERE id = ?', [k.keyId]);
+    expect(await cached.verify(k.key)).toMatchObject({ keyId: k.keyId });
+    t += 5_001;
+    expect(await cached.verify(k.key)).toBeUndefined();
+    // revoked through the store: at once
+    const k2 = await cached.create({ userId: 'bob' });
+    expect(await cached.verify(k2.key)).toMatchObject({ userId: 'bob' });
+    await cached.revoke(k2.keyId);
+    expect(await cached.verify(k2.key)).toBeUndefined();
+    // an altered key is checked against the database every time, whatever is cached
+    const k3 = await cached.create({ userId: 'carol' });
+    expect(await cached.verify(k3.key)).toMatchObject({ userId: 'carol' });
+    const last = k3.key.at(-1) === 'A' ? 'B' : 'A';
+    expect(await cached.verify(k3.key.slice(0, -1) + last)).toBeUndefined();
+    // the returned principal is a copy: changing it changes nothing cached
+    const p = (await cached.verify(k3.key))!;
+    p.admin = true;
+    expect(await cached.verify(k3.key)).toMatchObject({ admin: false });
+  });
 });

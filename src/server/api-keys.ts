@@ -50,6 +50,14 @@ export interface ApiKeyStore {
 export interface ApiKeyStoreOptions {
   /** Clock, Unix ms (default `Date.now`). */
   now?: () => number;
+  /**
+   * How long a verified key is trusted without asking the database again, ms (default 0: always
+   * ask). Revoking through this store takes effect at once; a key revoked by another process
+   * (`ctxvm keys revoke` next to a running server) keeps working for at most this long.
+   */
+  verifiedTtlMs?: number;
+  /** Most verified keys remembered at once (default 10 000; the oldest go first). */
+  verifiedMax?: number;
 }
 
 const KEY_PATTERN = /^ctxvm_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
@@ -85,6 +93,13 @@ function toRecord(row: KeyRow): ApiKeyRecord {
 export function createApiKeyStore(db: SqlDatabase, options: ApiKeyStoreOptions = {}): ApiKeyStore {
   const now = options.now ?? Date.now;
   const COLUMNS = 'id, hash, user_id, admin, label, created_at_ms, revoked_at_ms';
+  const ttlMs = Math.max(0, options.verifiedTtlMs ?? 0);
+  const maxVerified = Math.max(1, options.verifiedMax ?? 10_000);
+  // digest (hex) of a verified key → its principal; the key itself is never kept
+  const verified = new Map<string, { principal: ApiPrincipal; untilMs: number }>();
+  const forget = (keyId: string) => {
+    for (const [d, v] of verified) if (v.principal.keyId === keyId) verified.delete(d);
+  };
 
   return {
     async create(spec) {
@@ -107,6 +122,7 @@ export function createApiKeyStore(db: SqlDatabase, options: ApiKeyStoreOptions =
     async revoke(id) {
       const row = await db.get<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`, [id]);
       if (!row) throw new NotFoundError(`no API key with id ${JSON.stringify(id)}`, { hint: 'run `ctxvm keys list` to see the key ids' });
+      forget(id);
       if (row.revoked_at_ms === null) {
         const at = now();
         await db.run('UPDATE api_keys SET revoked_at_ms = ? WHERE id = ? AND revoked_at_ms IS NULL', [at, id]);
@@ -117,11 +133,23 @@ export function createApiKeyStore(db: SqlDatabase, options: ApiKeyStoreOptions =
 
     async verify(presented) {
       const m = KEY_PATTERN.exec(presented);
+      const presentedDigest = digest(presented);
+      const cacheKey = ttlMs > 0 && m ? presentedDigest.toString('hex') : undefined;
+      if (cacheKey !== undefined) {
+        const hit = verified.get(cacheKey);
+        if (hit && hit.untilMs > now()) return { ...hit.principal };
+        if (hit) verified.delete(cacheKey);
+      }
       const row = m ? await db.get<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`, [m[1]!]) : undefined;
       const stored = row ? Buffer.from(row.hash, 'hex') : DUMMY_DIGEST;
-      const same = stored.length === 32 && timingSafeEqual(digest(presented), stored);
+      const same = stored.length === 32 && timingSafeEqual(presentedDigest, stored);
       if (!row || !same || row.revoked_at_ms !== null) return undefined;
-      return { keyId: row.id, userId: row.user_id, admin: Number(row.admin) === 1 };
+      const principal: ApiPrincipal = { keyId: row.id, userId: row.user_id, admin: Number(row.admin) === 1 };
+      if (cacheKey !== undefined) {
+        if (verified.size >= maxVerified) verified.delete(verified.keys().next().value!);
+        verified.set(cacheKey, { principal, untilMs: now() + ttlMs });
+      }
+      return { ...principal };
     },
   };
 }

@@ -44,6 +44,8 @@ export interface HttpAppOptions {
   now?: () => number;
   /** Folder of the built web console served under /console/ (default: this package's `dist/console/`). */
   consoleDir?: string;
+  /** Worker number under `ctxvm serve --workers N`, reported by /healthz (default: none). */
+  worker?: number;
 }
 
 type Vars = {
@@ -79,6 +81,7 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
     ...systemRoutes({
       version,
       uptimeMs: () => now() - startedAt,
+      worker: options.worker,
       metrics,
       publicMetrics: options.publicMetrics === true,
       openapi: () => (openapi ??= buildOpenApiDocument(routes, { version, maxBodyBytes })),

@@ -27,7 +27,20 @@ export interface OpenServerServicesOptions {
   hotLogger?: HotCacheLogger;
   /** Directory relative session paths and `latest` resolve against (MCP: the agent's project). */
   cwd?: string;
+  /** Hears of cold-archive flushes that failed (the turns stay queued and are retried). */
+  onArchiveError?: (error: unknown) => void;
+  /**
+   * How long a verified API key is trusted before the database is asked again, ms (default
+   * 5 000). Revoking through these services is immediate; `ctxvm keys revoke` run by another
+   * process takes effect within this time.
+   */
+  verifiedKeyTtlMs?: number;
+  /** Other processes serve from the same warm store (`serve --workers N`): see `MemoryManagerOptions.multiProcess`. */
+  multiProcess?: boolean;
 }
+
+/** How long `ctxvm serve` trusts a verified API key without asking the database again, ms. */
+export const DEFAULT_VERIFIED_KEY_TTL_MS = 5_000;
 
 /** Opened services; `close()` releases them (database last). */
 export interface OpenedServerServices extends ServerServices {
@@ -43,36 +56,44 @@ export async function openKeyStore(config: CtxvmConfig): Promise<{ keys: ApiKeyS
   return { keys: createApiKeyStore(db), close: () => db.close() };
 }
 
-async function openDatabase(config: CtxvmConfig): Promise<SqlDatabase> {
+async function openDatabase(config: CtxvmConfig, server = false): Promise<SqlDatabase> {
   const { openWarmDatabase } = await import('../store/warm/open.js');
   if (!/^postgres(ql)?:\/\//.test(config.db)) await mkdir(config.home, { recursive: true });
-  return openWarmDatabase({ db: config.db });
+  // a server commits all the time: checkpoint every ~40 MiB of WAL rather than every 4 MiB
+  return openWarmDatabase({ db: config.db, ...(server ? { walAutocheckpointPages: SERVER_WAL_AUTOCHECKPOINT_PAGES } : {}) });
 }
+
+/** WAL pages between checkpoints of a server's SQLite connection (SQLite's default: 1 000). */
+export const SERVER_WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
 /** Opens everything a server needs. */
 export async function openServerServices(options: OpenServerServicesOptions): Promise<OpenedServerServices> {
   const { config } = options;
-  const [{ createSqlMemoryStore }, { createMemoryManager }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }, { createSqlSessionCatalog }, { createSessionOps }] = await Promise.all([
+  const [{ createSqlMemoryStore }, { createMemoryManager }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }, { createArchiveQueue }, { createSqlSessionCatalog }, { createSessionOps }] = await Promise.all([
     import('../memory/store/sql-memory-store.js'),
     import('../memory/manager.js'),
     import('../store/hot-cache.js'),
     import('../store/drivers/objects-fs.js'),
     import('../memory/store/turn-archive.js'),
+    import('../memory/store/archive-queue.js'),
     import('../session/dag/sql-catalog.js'),
     import('./session-ops.js'),
   ]);
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, true);
   let hot: HotCache | undefined;
   try {
     const store = createSqlMemoryStore(db);
     hot = await createHotCache({ redisUrl: config.redis, ...(options.hotLogger ? { logger: options.hotLogger } : {}) });
-    // The archive acknowledges only durable turns; session operations flush once per operation.
+    // The warm store holds every acknowledged turn; the cold archive copies them in batches, off
+    // the request path (archive-queue.ts: it may lag by ~50 ms, and is flushed on close).
     const archive = createTurnArchive({ objects: createFsObjectStore({ root: config.objectsDir }), db });
+    const archiveQueue = createArchiveQueue({ archive, ...(options.onArchiveError ? { onError: options.onArchiveError } : {}) });
     const manager = createMemoryManager({
       store,
       hot,
-      archive: { append: async (userId, turns) => void (await archive.append(userId, turns)) },
+      archive: { append: async (userId, turns) => archiveQueue.append(userId, turns) },
       defaultTimeZone: options.timeZone ?? 'UTC',
+      ...(options.multiProcess ? { multiProcess: true } : {}),
       ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
     });
     const sessions = createSessionOps({
@@ -87,11 +108,12 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
       store,
       manager,
       sessions,
-      keys: createApiKeyStore(db),
+      keys: createApiKeyStore(db, { verifiedTtlMs: options.verifiedKeyTtlMs ?? DEFAULT_VERIFIED_KEY_TTL_MS }),
       hot: opened,
       listUsers: (o) => store.listUsers!(o),
       ...(options.llm ? { llm: options.llm } : {}),
       close: async () => {
+        await archiveQueue.close().catch((error: unknown) => options.onArchiveError?.(error));
         await opened.close();
         await store.close();
         await db.close();

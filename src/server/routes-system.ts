@@ -10,6 +10,8 @@ export interface SystemRouteDeps {
   version: string;
   /** Milliseconds since the app was created. */
   uptimeMs(): number;
+  /** Worker number under `serve --workers N` (reported by /healthz). */
+  worker?: number | undefined;
   metrics: ServerMetrics;
   /** Serve /metrics without a key. */
   publicMetrics: boolean;
@@ -29,7 +31,7 @@ export function systemRoutes(deps: SystemRouteDeps): RouteDef[] {
       access: 'public',
       response: { description: 'ok', schema: HealthResponse },
       async handler() {
-        return { json: { ok: true, version: deps.version, uptimeMs: Math.round(deps.uptimeMs()) } };
+        return { json: { ok: true, version: deps.version, uptimeMs: Math.round(deps.uptimeMs()), ...(deps.worker !== undefined ? { worker: deps.worker } : {}) } };
       },
     }),
     defineRoute({

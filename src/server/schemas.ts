@@ -221,7 +221,7 @@ export const PageInResponse = z.object({
   content: z.unknown().describe('the payload exactly as the tool returned it: a string for text'),
 });
 
-export const HealthResponse = z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number() });
+export const HealthResponse = z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number(), worker: z.number().int().optional().describe('which worker of `ctxvm serve --workers N` answered (1-based); absent with one process') });
 
 // ---- console (docs/console.md) ---------------------------------------------------------------
 

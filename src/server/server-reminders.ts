@@ -10,6 +10,7 @@ import type { MemoryManager } from '../memory/manager.js';
 import type { MemoryStore } from '../memory/memory-store.js';
 import { createReminderHub, type ReminderHub } from '../memory/reminders/hub.js';
 import { createReminderLedger } from '../memory/reminders/ledger.js';
+import type { ReminderSink } from '../memory/reminders/reminder.js';
 import { createReminderScheduler, type ReminderScheduler, type TickReport } from '../memory/reminders/scheduler.js';
 import { createWebhookSink } from '../memory/reminders/webhook-sink.js';
 import type { SqlDatabase } from '../store/warm/sql.js';
@@ -23,6 +24,8 @@ export interface ServerRemindersOptions {
   llm?: LlmCallback;
   /** Deliver to this webhook instead of the SSE hub. */
   webhook?: { url: string; secret?: string };
+  /** Deliver here instead of the in-process hub when no webhook is set (`serve --workers`: the workers' hubs). */
+  sink?: ReminderSink;
   leadMs?: number;
   intervalMs?: number;
   overdueWindowMs?: number;
@@ -44,7 +47,7 @@ export interface ServerReminders {
 /** Creates the hub and the scheduler and starts ticking. */
 export function startServerReminders(options: ServerRemindersOptions): ServerReminders {
   const hub = createReminderHub();
-  const sink = options.webhook ? createWebhookSink({ url: options.webhook.url, ...(options.webhook.secret ? { secret: options.webhook.secret } : {}) }) : hub;
+  const sink = options.webhook ? createWebhookSink({ url: options.webhook.url, ...(options.webhook.secret ? { secret: options.webhook.secret } : {}) }) : (options.sink ?? hub);
   const scheduler = createReminderScheduler({
     store: options.store,
     manager: options.manager,

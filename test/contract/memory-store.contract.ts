@@ -343,8 +343,37 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       await expect(u.touch('turn' as never, ['a'], T0)).rejects.toMatchObject({ code: 'E_USAGE' });
     });
 
+    it('touches several kinds at once as touch does one kind at a time', async () => {
+      if (!u.touchMany) return;
+      await u.touchMany([{ kind: 'task', ids: ['a', 'b', 'a'] }, { kind: 'fact', ids: ['a'] }, { kind: 'task', ids: ['b'] }, { kind: 'decision', ids: [] }], T0 + 10);
+      await u.touchMany([{ kind: 'task', ids: ['a'] }], T0 + 5);
+      await u.touchMany([], T0);
+      expect(Object.fromEntries(await u.accessStats('task', ['a', 'b']))).toEqual({ a: { count: 2, lastMs: T0 + 10 }, b: { count: 1, lastMs: T0 + 10 } });
+      expect(Object.fromEntries(await u.accessStats('fact', ['a']))).toEqual({ a: { count: 1, lastMs: T0 + 10 } });
+      expect((await h.store.forUser('bob').accessStats('task', ['a'])).size).toBe(0);
+      await expect(u.touchMany([{ kind: 'turn' as never, ids: ['a'] }], T0)).rejects.toMatchObject({ code: 'E_USAGE' });
+    });
+
     // Optional methods (turnNeighbourhoods, searchMany, recordPool): a store without them is
     // served by the callers' fallbacks, so these cases only check stores that have them.
+    it('reads the open tasks light, in listTasks order', async () => {
+      if (!u.openTaskTitles) return;
+      const undated = await u.createTask({ title: 'undated', projectId: null });
+      clock.advance(1);
+      const late = await u.createTask({ title: 'late', dueAtMs: T0 + 3000 });
+      clock.advance(1);
+      const soon = await u.createTask({ title: 'soon', dueAtMs: T0 + 2000, status: 'doing' });
+      clock.advance(1);
+      const done = await u.createTask({ title: 'done', dueAtMs: T0 + 1000 });
+      await u.updateTask(done.id, { status: 'done' });
+      const open = await u.openTaskTitles(10);
+      expect(open).toEqual((await u.listTasks({ status: ['todo', 'doing'] })).map((t) => ({ id: t.id, title: t.title, status: t.status, projectId: t.projectId })));
+      expect(open.map((t) => t.id)).toEqual([soon.id, late.id, undated.id]);
+      expect((await u.openTaskTitles(2)).map((t) => t.id)).toEqual([soon.id, late.id]);
+      expect(await u.openTaskTitles(0)).toEqual([]);
+      expect(await h.store.forUser('bob').openTaskTitles!(10)).toEqual([]);
+    });
+
     it('reads the neighbourhoods of many turns at once, as turnNeighbours does one by one', async () => {
       if (!u.turnNeighbourhoods) return;
       await u.addTurns([turn('a', 'one', T0), turn('b', 'two', T0 + 1000), turn('c', 'three', T0 + 1000), turn('d', 'four', T0 - 1000), turn('e', 'five', T0 + 5000)]);

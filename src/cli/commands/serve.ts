@@ -7,6 +7,7 @@ import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
 import { parseTimeZoneOption, positiveInt } from '../memory-options.js';
 import { PACKAGE_VERSION } from '../version.js';
+import { servePrimary, WORKER_ENV, WORKER_NO_ENV, waitForWorkerStop } from './serve-cluster.js';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -17,7 +18,8 @@ export function portOption(value: string): number {
   return n;
 }
 
-interface ServeOptions {
+/** Options of `ctxvm serve` as commander parses them. */
+export interface ServeOptions {
   port?: number;
   host: string;
   logContent?: boolean;
@@ -31,7 +33,9 @@ interface ServeOptions {
   reminderWebhook?: string;
   reminderLead?: number;
   reminderInterval?: number;
+  workers?: number;
 }
+
 
 export function registerServe(program: Command, ctx: CommandContext): void {
   withJson(program.command('serve'))
@@ -48,67 +52,94 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--reminder-webhook <url>', 'deliver reminders to this webhook instead of the SSE streams (signed when CTXVM_WEBHOOK_SECRET is set)')
     .option('--reminder-lead <minutes>', 'remind this many minutes before the due time (default 15)', positiveInt('--reminder-lead'))
     .option('--reminder-interval <seconds>', 'seconds between reminder scans (default 30)', positiveInt('--reminder-interval'))
+    .option('--workers <n>', 'processes serving the port (node:cluster, default 1); each opens its own database connection, the reminder scheduler runs once, in the primary', positiveInt('--workers'))
     .action(async (opts: ServeOptions) => {
       if (!(LEVELS as readonly string[]).includes(opts.logLevel)) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`);
-      const [{ openServerServices }, { createHttpApp }, { listen }, { createServerLogger }, { defaultConsoleDir }, { createLlmFromEnv }, { startServerReminders }] = await Promise.all([
-        import('../../server/open-services.js'),
-        import('../../server/http.js'),
-        import('../../server/serve.js'),
-        import('../../server/logger.js'),
-        import('../../server/console-static.js'),
-        import('../../llm/from-env.js'),
-        import('../../server/server-reminders.js'),
-      ]);
-      // replies (and reminder texts) from the LLM the environment configures, else offline
-      const configured = createLlmFromEnv(ctx.io.env);
-      const logger = createServerLogger({ level: opts.logLevel as (typeof LEVELS)[number] });
-      const services = await openServerServices({
-        config: ctx.config(),
-        ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
-        ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
-        ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
-        hotLogger: { error: (m, d) => logger.error(d ?? {}, m), warn: (m, d) => logger.warn(d ?? {}, m), info: (m, d) => logger.info(d ?? {}, m) },
-      });
-      const secret = ctx.io.env.CTXVM_WEBHOOK_SECRET || undefined;
-      const reminders =
-        opts.reminders === false
-          ? undefined
-          : startServerReminders({
-              store: services.store,
-              manager: services.manager,
-              db: services.db,
-              ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
-              ...(opts.reminderWebhook ? { webhook: { url: opts.reminderWebhook, ...(secret ? { secret } : {}) } } : {}),
-              ...(opts.reminderLead !== undefined ? { leadMs: opts.reminderLead * 60_000 } : {}),
-              ...(opts.reminderInterval !== undefined ? { intervalMs: opts.reminderInterval * 1000 } : {}),
-              onTick: (report) => {
-                // retries are routine with SSE (nobody listening yet): debug; the rest: info
-                for (const o of report.outcomes) logger[o.status === 'retrying' ? 'debug' : 'info']({ reminder: o.id, user: o.userId, status: o.status, ...(o.error ? { error: o.error } : {}) }, 'reminder');
-              },
-              onError: (error) => logger.warn({ err: (error as Error)?.message ?? String(error) }, 'reminder scan failed; retrying at the next interval'),
-            });
-      try {
-        const { app } = createHttpApp(reminders && !opts.reminderWebhook ? { ...services, reminders: reminders.hub } : services, {
-          logger,
-          version: PACKAGE_VERSION,
-          logContent: opts.logContent === true,
-          publicMetrics: opts.publicMetrics === true,
-          ...(opts.maxBody !== undefined ? { maxBodyBytes: opts.maxBody } : {}),
-        });
-        const server = await listen(app, { host: opts.host, ...(opts.port !== undefined ? { port: opts.port } : {}) });
-        const consoleUrl = `${server.url}/console/`;
-        if (opts.json) ctx.printJson({ url: server.url, port: server.port, host: server.host, console: consoleUrl });
-        ctx.note(`ctxvm: listening on ${server.url} (Ctrl-C stops)`);
-        if (configured.name !== 'offline') ctx.note(`ctxvm: replies from ${configured.name} (${configured.model})`);
-        if (reminders) ctx.note(`ctxvm: reminders: ${reminders.target === 'sse hub' ? `${server.url}/v1/users/{user}/reminders/stream (server-sent events)` : reminders.target}`);
-        ctx.note(`ctxvm: console: ${consoleUrl}${existsSync(defaultConsoleDir()) ? '' : ' (not built: run `npm run build`)'}`);
-        const signal = await waitForStopSignal();
-        ctx.note(`ctxvm: ${signal}: finishing in-flight requests`);
-        await reminders?.stop();
-        await server.close();
-      } finally {
-        await reminders?.stop();
-        await services.close();
-      }
+      const { default: cluster } = await import('node:cluster');
+      const worker = cluster.isWorker && ctx.io.env[WORKER_ENV] === '1';
+      if (!worker && (opts.workers ?? 1) > 1) return servePrimary(opts, ctx, opts.workers!);
+      return serveProcess(opts, ctx, worker);
     });
+}
+
+/** One serving process: the whole server (default), or a worker of `--workers N`. */
+async function serveProcess(opts: ServeOptions, ctx: CommandContext, worker: boolean): Promise<void> {
+  const [{ openServerServices }, { createHttpApp }, { listen }, { createServerLogger }, { defaultConsoleDir }, { createLlmFromEnv }, { startServerReminders }] = await Promise.all([
+    import('../../server/open-services.js'),
+    import('../../server/http.js'),
+    import('../../server/serve.js'),
+    import('../../server/logger.js'),
+    import('../../server/console-static.js'),
+    import('../../llm/from-env.js'),
+    import('../../server/server-reminders.js'),
+  ]);
+  const { createReminderHub } = await import('../../memory/reminders/hub.js');
+  const { bridgeWorkerReminders } = await import('../../server/cluster-reminders.js');
+  // replies (and reminder texts) from the LLM the environment configures, else offline
+  const configured = createLlmFromEnv(ctx.io.env);
+  const logger = createServerLogger({ level: opts.logLevel as (typeof LEVELS)[number] });
+  const services = await openServerServices({
+    config: ctx.config(),
+    ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
+    ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
+    ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
+    hotLogger: { error: (m, d) => logger.error(d ?? {}, m), warn: (m, d) => logger.warn(d ?? {}, m), info: (m, d) => logger.info(d ?? {}, m) },
+    onArchiveError: (error) => logger.warn({ err: (error as Error)?.message ?? String(error) }, 'cold archive flush failed; the turns stay queued and are retried'),
+    ...(worker ? { multiProcess: true } : {}),
+  });
+  // A worker streams reminders the primary's scheduler sends it; it schedules nothing itself.
+  const workerHub = worker && opts.reminders !== false && !opts.reminderWebhook ? createReminderHub() : undefined;
+  const unbridge = workerHub ? bridgeWorkerReminders(workerHub) : undefined;
+  const secret = ctx.io.env.CTXVM_WEBHOOK_SECRET || undefined;
+  const reminders =
+    opts.reminders === false || worker
+      ? undefined
+      : startServerReminders({
+          store: services.store,
+          manager: services.manager,
+          db: services.db,
+          ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
+          ...(opts.reminderWebhook ? { webhook: { url: opts.reminderWebhook, ...(secret ? { secret } : {}) } } : {}),
+          ...(opts.reminderLead !== undefined ? { leadMs: opts.reminderLead * 60_000 } : {}),
+          ...(opts.reminderInterval !== undefined ? { intervalMs: opts.reminderInterval * 1000 } : {}),
+          onTick: (report) => {
+            // retries are routine with SSE (nobody listening yet): debug; the rest: info
+            for (const o of report.outcomes) logger[o.status === 'retrying' ? 'debug' : 'info']({ reminder: o.id, user: o.userId, status: o.status, ...(o.error ? { error: o.error } : {}) }, 'reminder');
+          },
+          onError: (error) => logger.warn({ err: (error as Error)?.message ?? String(error) }, 'reminder scan failed; retrying at the next interval'),
+        });
+  try {
+    const hub = workerHub ?? (reminders && !opts.reminderWebhook ? reminders.hub : undefined);
+    const { app } = createHttpApp(hub ? { ...services, reminders: hub } : services, {
+      logger,
+      version: PACKAGE_VERSION,
+      logContent: opts.logContent === true,
+      publicMetrics: opts.publicMetrics === true,
+      ...(opts.maxBody !== undefined ? { maxBodyBytes: opts.maxBody } : {}),
+      ...(worker ? { worker: Number(ctx.io.env[WORKER_NO_ENV]) } : {}),
+    });
+    const server = await listen(app, { host: opts.host, ...(opts.port !== undefined ? { port: opts.port } : {}) });
+    if (worker) {
+      process.send?.({ type: 'ctxvm:listening', url: server.url, port: server.port, host: server.host });
+      await waitForWorkerStop();
+      await server.close();
+      return;
+    }
+    const consoleUrl = `${server.url}/console/`;
+    if (opts.json) ctx.printJson({ url: server.url, port: server.port, host: server.host, console: consoleUrl });
+    ctx.note(`ctxvm: listening on ${server.url} (Ctrl-C stops)`);
+    if (configured.name !== 'offline') ctx.note(`ctxvm: replies from ${configured.name} (${configured.model})`);
+    if (reminders) ctx.note(`ctxvm: reminders: ${reminders.target === 'sse hub' ? `${server.url}/v1/users/{user}/reminders/stream (server-sent events)` : reminders.target}`);
+    ctx.note(`ctxvm: console: ${consoleUrl}${existsSync(defaultConsoleDir()) ? '' : ' (not built: run `npm run build`)'}`);
+    const signal = await waitForStopSignal();
+    ctx.note(`ctxvm: ${signal}: finishing in-flight requests`);
+    await reminders?.stop();
+    await server.close();
+  } finally {
+    unbridge?.();
+    await reminders?.stop();
+    await services.close();
+    // the IPC channel would keep a finished worker alive
+    if (worker && process.connected) process.disconnect();
+  }
 }

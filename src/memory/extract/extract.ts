@@ -14,6 +14,7 @@ import type { Entity, ExtractOptions, Extraction, RecentEntity } from '../extrac
 import { classify } from './classify.js';
 import { dateEntities, findPeopleAndPlaces, findProject } from './entities.js';
 import type { SyncExtractor } from './extractor.js';
+import type { LanguageRules } from './rule-types.js';
 import { detectLanguage } from './language.js';
 import { memoryPart } from './memory-fields.js';
 import { MessageDates } from './message-dates.js';
@@ -32,15 +33,9 @@ const SUMMARY_CHARS = 40;
 /** Extracts one message with the rules; see the module comment. */
 export function extract(text: string, options: ExtractOptions): Extraction {
   const recent = validateExtractOptions(options);
-  const message = clip(typeof text === 'string' ? text : '');
-  const language = detectLanguage(message);
-  const rules = language === 'zh' ? ZH_RULES : EN_RULES;
-  const lowered = message.normalize('NFKC').toLowerCase();
-  const dates = new MessageDates(message, options);
-  const classification = classify(lowered, rules, { any: dates.mentions.length > 0, upcoming: dates.upcoming });
+  const { message, language, rules, lowered, dates, classification, project, found } = analyse(typeof text === 'string' ? text : '', options);
   const { intent } = classification;
-  const project = findProject(message, rules);
-  const entities: Entity[] = [...dateEntities(dates.mentions), ...(project ? [project] : []), ...findPeopleAndPlaces(message, rules)];
+  const entities: Entity[] = found.map((e) => ({ ...e }));
   const result: Extraction = { intent, confidence: classification.confidence, entities, language, source: 'rules' };
 
   const ctx: TaskContext = { message, lowered, rules, dates, project, recent };
@@ -63,6 +58,39 @@ export function extract(text: string, options: ExtractOptions): Extraction {
   }
   entities.sort((a, b) => (a.index ?? Number.MAX_SAFE_INTEGER) - (b.index ?? Number.MAX_SAFE_INTEGER));
   return result;
+}
+
+/** What a message says whatever records it is matched against. */
+interface Analysis {
+  message: string;
+  language: Extraction['language'];
+  rules: LanguageRules;
+  lowered: string;
+  dates: MessageDates;
+  classification: ReturnType<typeof classify>;
+  project: Entity | undefined;
+  /** Dates, project, people and places (copied per result: results own their entities). */
+  found: readonly Entity[];
+}
+
+// The last analysis: a change request that names no recent task is read again against every
+// open task (manager.ts), and only the records differ; the date grammar, the classifier and
+// the entity rules need not run twice. Keyed by everything the analysis reads.
+let last: { text: string; now: number; timeZone: ExtractOptions['timeZone']; analysis: Analysis } | undefined;
+
+function analyse(text: string, options: ExtractOptions): Analysis {
+  if (last && last.text === text && last.now === options.now && last.timeZone === options.timeZone) return last.analysis;
+  const message = clip(text);
+  const language = detectLanguage(message);
+  const rules = language === 'zh' ? ZH_RULES : EN_RULES;
+  const lowered = message.normalize('NFKC').toLowerCase();
+  const dates = new MessageDates(message, options);
+  const classification = classify(lowered, rules, { any: dates.mentions.length > 0, upcoming: dates.upcoming });
+  const project = findProject(message, rules);
+  const found: Entity[] = [...dateEntities(dates.mentions), ...(project ? [project] : []), ...findPeopleAndPlaces(message, rules)];
+  const analysis: Analysis = { message, language, rules, lowered, dates, classification, project, found };
+  last = { text, now: options.now, timeZone: options.timeZone, analysis };
+  return analysis;
 }
 
 /** The rule extractor behind the Extractor seam. */

@@ -57,7 +57,22 @@ interface Units {
   bigrams: string[];
 }
 
+// The names matched against are the user's task titles, the same ones message after message:
+// their units are remembered (a bounded memo; results are never mutated).
+const unitMemo = new Map<string, Units>();
+const UNIT_MEMO_SIZE = 4096;
+
 function units(text: string): Units {
+  if (text.length > 200) return unitsOf(text);
+  let u = unitMemo.get(text);
+  if (u === undefined) {
+    if (unitMemo.size >= UNIT_MEMO_SIZE) unitMemo.clear();
+    unitMemo.set(text, (u = unitsOf(text)));
+  }
+  return u;
+}
+
+function unitsOf(text: string): Units {
   const normalized = text.normalize('NFKC').toLowerCase();
   const out: string[] = [];
   const bigrams: string[] = [];

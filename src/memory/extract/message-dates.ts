@@ -37,12 +37,17 @@ export class MessageDates {
     return this.mentions.some((m) => (m.endMs ?? (m.hasTime ? m.startMs : m.startMs + DAY_MS)) >= this.options.now);
   }
 
-  /** The mention most likely to be a due date (resolveDue's choice), or undefined. */
+  /** The mention most likely to be a due date (resolveDue's choice), or undefined; parsed once. */
   due(): DueMention | undefined {
     if (this.mentions.length === 0) return undefined;
-    const due = resolveDue(this.normalized.text, this.options);
-    return due ? this.toOriginal(due) : undefined;
+    if (this.dueMention === null) {
+      const due = resolveDue(this.normalized.text, this.options);
+      this.dueMention = due ? this.toOriginal(due) : undefined;
+    }
+    return this.dueMention;
   }
+
+  private dueMention: DueMention | undefined | null = null;
 
   private toOriginal<T extends DateMention>(mention: T): T {
     const [start, end] = this.normalized.toOriginal(mention.index, mention.index + mention.text.length);

@@ -13,11 +13,15 @@ const CLAUSE_END = /(?<=[,，、;；:：])\s*/u;
 const MIN_COMPRESS_WEIGHT = 60;
 /** A key sentence lighter than this takes its neighbour along ("Yes!" says little alone). */
 const MIN_KEY_WEIGHT = 40;
-const CJK_CHAR = /[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]/gu;
 
 /** Length in "Latin characters": a CJK character carries about as much as 2.5 of them. */
 function weightOf(text: string): number {
-  const cjk = text.match(CJK_CHAR)?.length ?? 0;
+  // CJK here: U+3000-30FF, U+4E00-9FFF, U+FF00-FFEF (all in the BMP, so code units suffice).
+  let cjk = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0x3000 && c <= 0x30ff) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xff00 && c <= 0xffef)) cjk++;
+  }
   return text.length + 1.5 * cjk;
 }
 

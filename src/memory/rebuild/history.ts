@@ -53,7 +53,7 @@ export async function historyCandidates(
         {
           fullText: fullText.get(`turn:${turn.id}`) ?? 0,
           entity: entity(turn),
-          recency: decay(o.nowMs - turn.atMs, o.recencyHalfLifeMs),
+          recency: decay(o.scoreNowMs - turn.atMs, o.recencyHalfLifeMs),
         },
         o.weights,
       ),

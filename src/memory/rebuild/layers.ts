@@ -97,13 +97,30 @@ export function projectCandidates(project: Project | undefined, decisions: reado
 const SOON_MS = 48 * 3_600_000;
 
 /**
+ * The first rounded `now` after `nowMs` at which an open task of `tasks` changes tier in
+ * `taskCandidates` (becomes due within 48 h, or overdue); Infinity when none will.
+ */
+export function nextTaskTierChange(tasks: readonly Task[], nowMs: number): number {
+  let next = Infinity;
+  for (const t of tasks) {
+    if ((t.status !== 'todo' && t.status !== 'doing') || t.dueAtMs === null) continue;
+    // overdue ⇔ dueAtMs < now: from dueAtMs + 1 on. Due soon ⇔ now >= dueAtMs - SOON_MS.
+    if (t.dueAtMs >= nowMs) next = Math.min(next, t.dueAtMs + 1);
+    if (t.dueAtMs - SOON_MS > nowMs) next = Math.min(next, t.dueAtMs - SOON_MS);
+  }
+  return next;
+}
+
+/**
  * Open tasks, plus finished ones when the query asks about finished work. Packing and render
  * order: tasks the query is about (protected while open), overdue, due within 48 h, the rest by
- * due time; within a tier by score.
+ * due time; within a tier by score. Every task is ranked, but only the protected ones and the
+ * `o.taskPool` best of the rest are built into candidates: the tasks layer shows a few dozen,
+ * and building, pricing and reporting hundreds was most of a rebuild's time.
  */
 export function taskCandidates(inputs: RecordInputs, query: QueryInfo, o: ResolvedRebuildOptions, analyzer: SearchAnalyzer): PackCandidate[] {
   const names = new Map(inputs.projects.map((p) => [p.id, p.name]));
-  const out: PackCandidate[] = [];
+  const ranked: Array<{ id: string; t: Task; open: boolean; overdue: boolean; tier: number; score: number; priority: number; protected: boolean }> = [];
   for (const t of inputs.tasks) {
     const open = t.status === 'todo' || t.status === 'doing';
     if (!open && !query.asksDone) continue;
@@ -118,30 +135,36 @@ export function taskCandidates(inputs: RecordInputs, query: QueryInfo, o: Resolv
       {
         fullText: ft,
         entity: mention,
-        recency: decay(o.nowMs - t.updatedAtMs, o.recencyHalfLifeMs),
+        recency: decay(o.scoreNowMs - t.updatedAtMs, o.recencyHalfLifeMs),
         importance: PRIORITY_IMPORTANCE[t.priority],
-        access: accessSignal(inputs.access.get(`task:${t.id}`), o.nowMs, o.recencyHalfLifeMs),
+        access: accessSignal(inputs.access.get(`task:${t.id}`), o.scoreNowMs, o.recencyHalfLifeMs),
       },
       o.weights,
     );
-    const due = t.dueAtMs === null ? '' : ` · due ${formatDateTime(t.dueAtMs, o.timeZone)}${overdue ? ' (overdue)' : ''}`;
-    const extras = [t.priority !== 'normal' ? `${t.priority} priority` : '', t.projectId && names.has(t.projectId) ? `project ${oneLine(names.get(t.projectId)!)}` : '']
-      .filter(Boolean)
-      .map((s) => ` · ${s}`)
-      .join('');
+    ranked.push({ id: t.id, t, open, overdue, tier, score, priority: tier * 10 + score, protected: open && asked });
+  }
+  const out: PackCandidate[] = [];
+  for (const { t, open, overdue, tier, score, priority, protected: isProtected } of bestOf(ranked, o.taskPool)) {
+    // One zone conversion for both forms: the date is the local time's first field.
+    const dueTime = t.dueAtMs === null ? '' : formatDateTime(t.dueAtMs, o.timeZone);
+    const late = overdue ? ' (overdue)' : '';
+    const due = t.dueAtMs === null ? '' : ` · due ${dueTime}${late}`;
+    let extras = t.priority !== 'normal' ? ` · ${t.priority} priority` : '';
+    if (t.projectId && names.has(t.projectId)) extras += ` · project ${oneLine(names.get(t.projectId)!)}`;
     const title = oneLine(t.title);
-    const compactDue = t.dueAtMs === null ? '' : ` · due ${formatDate(t.dueAtMs, o.timeZone)}${overdue ? ' (overdue)' : ''}`;
+    const compactDue = t.dueAtMs === null ? '' : ` · due ${dueTime.slice(0, dueTime.indexOf(' '))}${late}`;
     const full = `- [${t.status}] ${title}${due}${extras}`;
     const compact = `- [${t.status}] ${title.length > 80 ? `${title.slice(0, 79)}…` : title}${compactDue}`;
     out.push({
       layer: 'tasks',
       kind: 'task',
       id: t.id,
-      sources: [...t.sourceTurnIds],
+      sources: t.sourceTurnIds,
       full,
-      ...(compact !== full ? { compact } : {}),
-      priority: tier * 10 + score,
-      protected: open && asked,
+      // (undefined, not absent, when equal: the packer only compares it with undefined)
+      compact: compact !== full ? compact : undefined,
+      priority,
+      protected: isProtected,
       order: `${3 - tier}|${open ? 0 : 1}|${instantKey(t.dueAtMs ?? 8e15)}|${instantKey(-score * 1e6)}|${naturalKey(t.id)}`,
     });
   }
@@ -149,38 +172,45 @@ export function taskCandidates(inputs: RecordInputs, query: QueryInfo, o: Resolv
 }
 
 /**
+ * The protected items and the `limit` best of the rest by priority (ties by id, as the packer
+ * breaks them), in no particular order: the packer sorts its candidates itself.
+ */
+export function bestOf<T extends { id: string; priority: number; protected?: boolean }>(items: T[], limit: number): T[] {
+  const rest = items.filter((x) => !x.protected);
+  if (rest.length <= limit) return items;
+  rest.sort((a, b) => b.priority - a.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...items.filter((x) => x.protected), ...rest.slice(0, limit)];
+}
+
+/**
  * Other memories: free-form facts and the decisions outside the active project, by score.
- * Rendered in time order with their date; a long one compresses to its key sentence.
+ * Rendered in time order with their date; a long one compresses to its key sentence. All are
+ * scored; only the `o.memoryCandidates` best are built into candidates.
  */
 export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: ResolvedRebuildOptions, analyzer: SearchAnalyzer, activeProjectId: string | undefined): PackCandidate[] {
-  const out: PackCandidate[] = [];
+  interface Scored {
+    kind: 'fact' | 'decision';
+    id: string;
+    text: string;
+    atMs: number;
+    sources: readonly string[];
+    ft: number;
+    priority: number;
+  }
+  const scored: Scored[] = [];
   const add = (kind: 'fact' | 'decision', id: string, text: string, atMs: number, importance: number, sources: readonly string[]) => {
     const ft = inputs.fullText.get(`${kind}:${id}`) ?? 0;
-    const score = combine(
+    const priority = combine(
       {
         fullText: ft,
         entity: entityMatch(text, atMs, query),
-        recency: decay(o.nowMs - atMs, o.recencyHalfLifeMs),
+        recency: decay(o.scoreNowMs - atMs, o.recencyHalfLifeMs),
         importance,
-        access: accessSignal(inputs.access.get(`${kind}:${id}`), o.nowMs, o.recencyHalfLifeMs),
+        access: accessSignal(inputs.access.get(`${kind}:${id}`), o.scoreNowMs, o.recencyHalfLifeMs),
       },
       o.weights,
     );
-    const prefix = `- ${formatDate(atMs, o.timeZone)}: `;
-    const body = oneLine(text);
-    const key = keySentence(body, query.terms, analyzer);
-    out.push({
-      layer: 'memories',
-      kind,
-      id,
-      sources: [...sources],
-      full: prefix + body,
-      ...(key !== undefined ? { compact: prefix + key } : {}),
-      priority: score,
-      // Items the query does not match at all start short, so more of them fit.
-      preferCompact: ft === 0,
-      order: `${instantKey(atMs)}|${naturalKey(id)}`,
-    });
+    scored.push({ kind, id, text, atMs, sources, ft, priority });
   };
   for (const f of inputs.facts) {
     if (!isProfileFact(f)) add('fact', f.id, f.text, f.createdAtMs, f.importance, f.sourceTurnIds);
@@ -189,5 +219,21 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     if (d.projectId !== null && d.projectId === activeProjectId) continue;
     add('decision', d.id, d.rationale ? `${d.text} (because ${d.rationale})` : d.text, d.createdAtMs, 0.5, d.sourceTurnIds);
   }
-  return out;
+  return bestOf(scored, o.memoryCandidates).map(({ kind, id, text, atMs, sources, ft, priority }) => {
+    const prefix = `- ${formatDate(atMs, o.timeZone)}: `;
+    const body = oneLine(text);
+    const key = keySentence(body, query.terms, analyzer);
+    return {
+      layer: 'memories',
+      kind,
+      id,
+      sources,
+      full: prefix + body,
+      compact: key !== undefined ? prefix + key : undefined,
+      priority,
+      // Items the query does not match at all start short, so more of them fit.
+      preferCompact: ft === 0,
+      order: `${instantKey(atMs)}|${naturalKey(id)}`,
+    };
+  });
 }

@@ -33,8 +33,17 @@ export interface RebuildOptions {
   layerShares?: Partial<Record<LayerName, number>>;
   /** The instant the context is built for, Unix ms (default `Date.now()`), rounded down to `nowGranularityMs`. */
   now?: number;
-  /** Rounding of `now`, ms (default 60 000): rebuilds within one minute are identical and share a cache entry. */
+  /** Rounding of `now`, ms (default 60 000): rebuilds within one minute are identical (a cached one may serve longer, see `scoreGranularityMs`). */
   nowGranularityMs?: number;
+  /**
+   * Rounding of the clock that recency and access decay are computed at, ms (default 3 600 000,
+   * one hour; never finer than `nowGranularityMs`). Due-time tiers ("overdue", "due soon") and
+   * date words use the rounded `now` itself. With a 30-day half-life an hour moves a decay by
+   * 0.1%; what it buys is that a context stays the same from one minute to the next unless a
+   * due time or a date word says otherwise, so a cached rebuild can serve the following minutes
+   * exactly (rebuild.ts).
+   */
+  scoreGranularityMs?: number;
   /** The user's time zone for dates in the text (default "UTC"). */
   timeZone?: TimeZone;
   /** Retrieval weights (defaults in `DEFAULT_WEIGHTS`). */
@@ -48,7 +57,7 @@ export interface RebuildOptions {
    * `createSearchAnalyzer()`). Not part of the cache key: one cache should serve one analyzer.
    */
   analyzer?: SearchAnalyzer;
-  /** Rebuild cache; results are keyed by user, query, memory version and these options. */
+  /** Rebuild cache; results are keyed by user, query, memory version and these options, and serve every `now` they are exact for. */
   cache?: HotCache;
   /** Lifetime of a cached rebuild, ms (default 10 minutes). */
   cacheTtlMs?: number;
@@ -59,9 +68,22 @@ export interface RebuildOptions {
   /**
    * Free-form facts and decisions read per ordering (newest, most important, most recently used)
    * from a store with `recordPool`, besides full-text hits and records of the query's dates
-   * (default: budgetTokens / 20, at least 50; a line costs 10+ tokens, so a layer holds fewer).
+   * (default: budgetTokens / 40, at least 40; the union of the orderings is two to three times
+   * that, more than `memoryCandidates` keeps).
    */
   memoryPool?: number;
+  /**
+   * Most facts and decisions built into candidates, the best by score of those read (default
+   * budgetTokens / 12, at least 60: more than the layer holds even when it gets the leftovers).
+   */
+  memoryCandidates?: number;
+  /**
+   * Open tasks read per ordering (due soonest, most recently updated, high priority, most
+   * recently used) from a store with `recordPool`, and most tasks built into candidates besides
+   * those the query is about, which are always read and built (default budgetTokens / 40, at
+   * least 40).
+   */
+  taskPool?: number;
   /** Neighbour turns fetched around a retrieved turn: one number for both sides, or each side (default 2 before, 2 after). */
   neighbourTurns?: number | { before: number; after: number };
   /** Ranking of history turns (defaults in `DEFAULT_HISTORY_TUNING`). */
@@ -112,7 +134,12 @@ export interface ResolvedRebuildOptions {
   tokens: TokenCounter;
   budgetTokens: number;
   layerShares: Record<LayerName, number>;
+  /** `now` rounded down to `nowGranularityMs`: due-time tiers and date words. */
   nowMs: number;
+  nowGranularityMs: number;
+  /** `now` rounded down to `scoreGranularityMs`: recency and access decay. */
+  scoreNowMs: number;
+  scoreGranularityMs: number;
   timeZone: TimeZone;
   weights: RetrievalWeights;
   recencyHalfLifeMs: number;
@@ -121,6 +148,8 @@ export interface ResolvedRebuildOptions {
   touch: boolean;
   searchLimit: number;
   memoryPool: number;
+  memoryCandidates: number;
+  taskPool: number;
   neighbourTurns: { before: number; after: number };
   history: HistoryTuning;
   excludeTurnIds: string[];
@@ -146,6 +175,7 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
     weights[name as keyof RetrievalWeights] = weight;
   }
   const granularity = positive('nowGranularityMs', options.nowGranularityMs, 60_000);
+  const scoreGranularity = Math.max(granularity, positive('scoreGranularityMs', options.scoreGranularityMs, 3_600_000));
   const rawNow = options.now ?? Date.now();
   if (!Number.isFinite(rawNow)) throw new UsageError('rebuildContext: now must be a finite Unix ms instant');
   return {
@@ -153,6 +183,9 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
     budgetTokens,
     layerShares,
     nowMs: Math.floor(rawNow / granularity) * granularity,
+    nowGranularityMs: granularity,
+    scoreNowMs: Math.floor(rawNow / scoreGranularity) * scoreGranularity,
+    scoreGranularityMs: scoreGranularity,
     timeZone: validateTimeZone(options.timeZone ?? 'UTC'),
     weights,
     recencyHalfLifeMs: positive('recencyHalfLifeMs', options.recencyHalfLifeMs, 30 * DAY_MS),
@@ -160,7 +193,9 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
     cacheTtlMs: positive('cacheTtlMs', options.cacheTtlMs, 10 * 60_000),
     touch: options.touch ?? true,
     searchLimit: Math.round(positive('searchLimit', options.searchLimit, Math.min(200, Math.max(40, budgetTokens / 25)))),
-    memoryPool: Math.round(positive('memoryPool', options.memoryPool, Math.max(50, budgetTokens / 20))),
+    memoryPool: Math.round(positive('memoryPool', options.memoryPool, Math.max(40, budgetTokens / 40))),
+    memoryCandidates: Math.round(positive('memoryCandidates', options.memoryCandidates, Math.max(60, budgetTokens / 12))),
+    taskPool: Math.round(positive('taskPool', options.taskPool, Math.max(40, budgetTokens / 40))),
     neighbourTurns: neighbourTurnsOf(options.neighbourTurns),
     excludeTurnIds: [...(options.excludeTurnIds ?? [])].sort(),
     history: {
@@ -171,9 +206,13 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
   };
 }
 
-/** A stable hash of everything besides user, query and memory that shapes the result. */
+/**
+ * A stable hash of everything besides user, query, memory and the rounded `now` that shapes the
+ * result (the scoring clock `scoreNowMs` is in it; how far a result holds in `now` is decided by
+ * the rebuild, see `stableSpan` in rebuild.ts).
+ */
 export function optionsHash(o: ResolvedRebuildOptions): string {
-  const { tokens, systemPrompt, ...rest } = o;
+  const { tokens, systemPrompt, nowMs: _now, ...rest } = o;
   return sha256Hex(JSON.stringify({ ...rest, tokenizer: tokens.name, systemPrompt: sha256Hex(systemPrompt) })).slice(0, 32);
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../text/tokens.js';
 import { LAYER_NAMES, type LayerName } from '../context.js';
 import { DEFAULT_LAYER_SHARES } from './options.js';
-import { packContext, type PackCandidate } from './pack.js';
+import { joinedCount, packContext, type PackCandidate } from './pack.js';
 
 const tokens = createTokenCounter();
 const shares = DEFAULT_LAYER_SHARES;
@@ -155,5 +155,57 @@ describe('packContext', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('packs the same way on a repeat, with its line costs remembered, as a new counter does', () => {
+    const candidates = Array.from({ length: 60 }, (_, i) =>
+      cand(i % 3 === 0 ? 'tasks' : i % 3 === 1 ? 'history' : 'memories', `r${i}`, `- ${sentence(6 + (i % 9), i)}`, {
+        compact: `- ${sentence(3, i)}`,
+        priority: (i * 37) % 11,
+        preferCompact: i % 4 === 0,
+      }),
+    );
+    const first = packContext(candidates, 300, shares, tokens);
+    const again = packContext(candidates.map((c) => ({ ...c })), 300, shares, tokens);
+    const fresh = packContext(candidates, 300, shares, createTokenCounter());
+    expect(again).toEqual(first);
+    expect(fresh).toEqual(first);
+    // Another counter's line costs are its own: twice the tokens, fewer items.
+    const doubled = createTokenCounter({ calibration: 2 });
+    const wide = packContext(candidates, 300, shares, doubled);
+    expect(wide.tokens).toBe(doubled.count(wide.text));
+    expect(packContext(candidates, 300, shares, createTokenCounter({ calibration: 2 }))).toEqual(wide);
+    expect(wide.dropped.length).toBeGreaterThan(first.dropped.length);
+  });
+});
+
+describe('joinedCount', () => {
+  // Characters around the cuts the claim rests on: letters, CJK, digits, punctuation (which takes
+  // following newlines), spaces, tabs, "/" and carriage returns (where a cut is not taken).
+  const piece = fc.constantFrom('a', 'Word', ' the', '周报', '。', '.', '?', ')', '#', '## Tasks', '- ', '-', '/', ' ', '  ', '\t', '\r', '12', '2025-06-01', "'s", '…', '😀', '<|endoftext|>');
+  const line = fc.array(piece, { minLength: 0, maxLength: 8 }).map((xs) => xs.join('').replaceAll('\n', ''));
+  const block = fc.array(line, { minLength: 1, maxLength: 5 }).map((ls) => `${ls.join('\n')}\n`);
+
+  it('equals the count of the joined text whenever it answers', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(fc.array(block, { minLength: 1, maxLength: 6 }), (texts) => {
+        const n = joinedCount(texts.map((text) => ({ text, tokens: tokens.count(text) })), tokens);
+        if (n === undefined) return;
+        answered++;
+        expect(n).toBe(tokens.count(texts.join('\n')));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(answered).toBeGreaterThan(100); // the shortcut is taken often, not only in trivial cases
+  });
+
+  it('gives the same totals as counting the rendered context', () => {
+    const candidates = LAYER_NAMES.flatMap((layer, i) => Array.from({ length: 6 }, (_, j) => cand(layer, `${layer}${j}`, `- ${words[(i + j) % words.length]} item ${j}${j % 2 ? '。' : '.'}`)));
+    const packed = packContext(candidates, 400, shares, tokens);
+    expect(packed.tokens).toBe(tokens.count(packed.text));
+    expect(joinedCount([], tokens)).toBe(0);
+    const calibrated = createTokenCounter({ calibration: 1.2 });
+    expect(joinedCount([{ text: 'a\n', tokens: 1 }], calibrated)).toBeUndefined();
   });
 });

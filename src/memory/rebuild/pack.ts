@@ -15,6 +15,7 @@
  * and the rendered text is counted again at the end; should BPE merges across lines make it
  * larger than the budget, the lowest-priority volatile items go until it fits.
  */
+import { createTextMemo, type TextMemo } from '../../text/text-memo.js';
 import type { TokenCounter } from '../../text/tokens.js';
 import { LAYER_NAMES, type ContextItem, type ContextLayer, type DroppedItem, type LayerName } from '../context.js';
 import { joinBlocks, LAYER_TITLES, renderLayerBlock, renderOrder, STABLE_LAYERS, type PlacedItem } from './render.js';
@@ -24,7 +25,8 @@ export interface PackCandidate {
   layer: LayerName;
   kind: string;
   id: string;
-  sources: string[];
+  /** Turn ids the item came from (read only: the context gets a copy of them). */
+  sources: readonly string[];
   /** The item's rendered line(s) in full. */
   full: string;
   /** A shorter rendering (task → title + status + due; turn → key sentence), if there is one. */
@@ -81,11 +83,21 @@ export function packContext(candidates: readonly PackCandidate[], budgetTokens: 
 
   // Line costs per candidate and form, so a candidate tried again (leftovers, upgrades) is not recounted.
   const lineCosts = new Map<PackCandidate, { full?: number; compact?: number }>();
+  const lines = lineMemoOf(tokens);
   const lineCost = (c: PackCandidate, form: Form): number => {
     let known = lineCosts.get(c);
     if (!known) lineCosts.set(c, (known = {}));
     const f = form === 'compact' && c.compact !== undefined ? 'compact' : 'full';
-    return (known[f] ??= cost(`${f === 'compact' ? c.compact : c.full}\n`));
+    return (known[f] ??= textLineCost(f === 'compact' ? c.compact! : c.full));
+  };
+  /** Tokens of `text` as a line (with its newline), remembered by `text` itself. */
+  const textLineCost = (text: string): number => {
+    let n = lines.get(text);
+    if (n === undefined) {
+      n = cost(`${text}\n`);
+      lines.set(text, n);
+    }
+    return n;
   };
   const addCost = (s: LayerState, c: PackCandidate, form: Form): number => {
     let n = lineCost(c, form);
@@ -173,16 +185,35 @@ export function packContext(candidates: readonly PackCandidate[], budgetTokens: 
   return finish(states, budgetTokens, tokens, cost);
 }
 
+/**
+ * Line costs (tokens of a text plus its newline) by text, per counter. A rebuild packs mostly the
+ * records the last one did, and the counter's own memo would be asked with "text\n", a new
+ * string every time (built, copied flat and hashed only to be looked up); keyed by the
+ * candidate's own text, the lookup reuses that string's hash, which the dropped-item count and
+ * the rendering need anyway. Bounded like the counter's memo, a quarter of its size.
+ */
+const lineMemos = new WeakMap<TokenCounter, TextMemo<number>>();
+
+function lineMemoOf(tokens: TokenCounter): TextMemo<number> {
+  let memo = lineMemos.get(tokens);
+  if (!memo) lineMemos.set(tokens, (memo = createTextMemo<number>({ maxTotalChars: 1 << 18 })));
+  return memo;
+}
+
 /** Renders, verifies the exact count, evicts the lowest-priority volatile items if BPE disagrees. */
 function finish(states: Map<LayerName, LayerState>, budgetTokens: number, tokens: TokenCounter, cost: (text: string) => number): PackResult {
   for (;;) {
-    const blocks = LAYER_NAMES.map((name) => ({ name, text: renderLayerBlock(name, placedItems(states.get(name)!)) }));
+    // Each layer's items in render order, once (renderLayerBlock's own sort then finds them sorted).
+    const ordered = LAYER_NAMES.map((name) => renderOrder(placedItems(states.get(name)!)));
+    const blocks = LAYER_NAMES.map((name, i) => ({ name, text: renderLayerBlock(name, ordered[i]!) }));
     const { text, stablePrefixChars } = joinBlocks(blocks);
-    const total = tokens.count(text);
+    const blockTokens = blocks.map((b) => (b.text === '' ? 0 : tokens.count(b.text)));
+    const joined = blocks.flatMap((b, i) => (b.text === '' ? [] : [{ text: b.text, tokens: blockTokens[i]! }]));
+    const total = joinedCount(joined, tokens) ?? tokens.count(text);
     if (total <= budgetTokens) {
       const layers: ContextLayer[] = LAYER_NAMES.map((name, i) => {
         const s = states.get(name)!;
-        return { name, tokens: blocks[i]!.text === '' ? 0 : tokens.count(blocks[i]!.text), budgetTokens: s.quota, items: renderOrder(placedItems(s)).map((p) => p.item) };
+        return { name, tokens: blockTokens[i]!, budgetTokens: s.quota, items: ordered[i]!.map((p) => p.item) };
       });
       const dropped: DroppedItem[] = [];
       for (const name of LAYER_NAMES) {
@@ -196,6 +227,41 @@ function finish(states: Map<LayerName, LayerState>, budgetTokens: number, tokens
     if (!victim) throw new Error('packContext: empty context over budget'); // unreachable: "" has 0 tokens
     states.get(victim.layer)!.placed.delete(victim);
   }
+}
+
+/**
+ * Tokens of the blocks joined as `joinBlocks` joins them (each block ends with a newline; one
+ * more goes between blocks), from the blocks' own counts, without tokenizing the whole text
+ * again; undefined when that is not exact, and the caller counts the text.
+ *
+ * Exact for the plain o200k_base counter: it counts each piece its pre-tokenizer cuts the text
+ * into on its own, and that cuts between a newline and a following character that is neither
+ * whitespace nor "/" (only whitespace and "/" patterns continue over a newline; the letter
+ * patterns' optional leading character excludes newlines; no pattern looks back). So a block
+ * starting with such a character is counted alone, and the extra newline after a block changes
+ * only its last line (itself after such a cut): by count(last + "\n\n") - count(last + "\n"),
+ * short texts the counter remembers. A calibrated counter rounds per call, so it is not additive.
+ */
+export function joinedCount(blocks: ReadonlyArray<{ text: string; tokens: number }>, tokens: TokenCounter): number | undefined {
+  if (tokens.name !== 'o200k_base' || tokens.calibration !== 1) return undefined;
+  let total = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!.text;
+    if (!block.endsWith('\n') || !cutBefore(block, 0)) return undefined;
+    total += blocks[i]!.tokens;
+    if (i === blocks.length - 1) break;
+    const start = block.lastIndexOf('\n', block.length - 2) + 1;
+    if (start >= block.length - 1 || !cutBefore(block, start)) return undefined;
+    const last = block.slice(start, -1);
+    total += tokens.count(`${last}\n\n`) - tokens.count(`${last}\n`);
+  }
+  return total;
+}
+
+/** Whether the character at `at` can start a pre-token after a newline (see `joinedCount`). */
+function cutBefore(text: string, at: number): boolean {
+  const c = text[at];
+  return c !== undefined && c !== '/' && !/\s/u.test(c);
 }
 
 /** The lowest-priority placed item, volatile layers and unprotected items first. */

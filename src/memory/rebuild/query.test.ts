@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSearchAnalyzer } from '../analyzer.js';
 import type { Project } from '../model.js';
 import { keySentence } from './compress.js';
-import { analyseQuery, entityMatch, inDateWindow } from './query.js';
+import { analyseQuery, coverage, entityMatch, inDateWindow } from './query.js';
 
 const analyzer = createSearchAnalyzer();
 const NOW = Date.UTC(2024, 0, 20, 12);
@@ -56,5 +56,31 @@ describe('keySentence', () => {
 
   it('leaves short texts alone', () => {
     expect(keySentence('Short one. Another.', terms('short'), analyzer)).toBeUndefined();
+  });
+});
+
+describe('coverage', () => {
+  const bySet = (item: readonly string[], query: ReadonlySet<string>) => {
+    const distinct = new Set(item);
+    return distinct.size === 0 ? 0 : [...distinct].filter((t) => query.has(t)).length / distinct.size;
+  };
+
+  it('is the share of distinct item terms the query has, repeats counted once', () => {
+    const q = new Set(['周报', 'report']);
+    expect(coverage([], q)).toBe(0);
+    expect(coverage(['周报'], q)).toBe(1);
+    expect(coverage(['周报', '周报', '写'], q)).toBe(0.5);
+    expect(coverage(['a', 'b', 'a', 'report'], q)).toBeCloseTo(1 / 3);
+  });
+
+  it('agrees with the Set definition on short and long term lists', () => {
+    let seed = 3;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const vocab = Array.from({ length: 12 }, (_, i) => `t${i}`);
+    for (let n = 0; n < 2000; n++) {
+      const item = Array.from({ length: Math.floor(rnd() * 45) }, () => vocab[Math.floor(rnd() * vocab.length)]!);
+      const query = new Set(vocab.filter(() => rnd() < 0.3));
+      expect(coverage(item, query)).toBe(bySet(item, query));
+    }
   });
 });

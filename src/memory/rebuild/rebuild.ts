@@ -7,18 +7,33 @@
 import { sha256Hex } from '../../core/hash.js';
 import { createSearchAnalyzer, memoizeAnalyzer, type SearchAnalyzer } from '../analyzer.js';
 import type { RebuiltContext } from '../context.js';
-import type { MemoryKind } from '../model.js';
+import type { MemoryKind, Task } from '../model.js';
 import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
 import { historyCandidates, turnSearch } from './history.js';
-import { activeProject, memoryCandidates, profileCandidates, projectCandidates, systemCandidates, taskCandidates, type RecordInputs } from './layers.js';
+import { activeProject, memoryCandidates, nextTaskTierChange, profileCandidates, projectCandidates, systemCandidates, taskCandidates, type RecordInputs } from './layers.js';
 import { optionsHash, resolveRebuildOptions, type RebuildOptions, type ResolvedRebuildOptions } from './options.js';
 import { packContext } from './pack.js';
 import { readRecords } from './records.js';
-import { analyseQuery, asksAboutDone } from './query.js';
+import { analyseQuery, type QueryInfo } from './query.js';
 import { normaliseHits } from './score.js';
 
 /** Hot-cache kind of rebuild results. */
 export const REBUILD_CACHE_KIND = 'rebuild';
+
+/**
+ * A cached rebuild and the span of rounded `now` it holds for: `fromMs <= now < untilMs`. The
+ * key has user, query, memory version and options (the scoring clock among them), not `now`;
+ * within the span no input that depends on `now` changes (see `stableSpan`), so the cached text
+ * is exactly what a rebuild would produce.
+ */
+interface CachedRebuild {
+  context: RebuiltContext;
+  fromMs: number;
+  untilMs: number;
+}
+
+const isCachedRebuild = (v: unknown): v is CachedRebuild =>
+  typeof v === 'object' && v !== null && typeof (v as CachedRebuild).fromMs === 'number' && typeof (v as CachedRebuild).untilMs === 'number' && typeof (v as CachedRebuild).context === 'object';
 
 // The default analyzer remembers what it analysed: task titles and the sentences of stored
 // turns come back on every rebuild. (An analyzer passed in options is used as it is.)
@@ -32,36 +47,33 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
   const ns = { userId: store.userId, kind: REBUILD_CACHE_KIND };
   const key = sha256Hex(JSON.stringify([query, version, optionsHash(o)]));
   if (options.cache) {
-    const hit = await options.cache.get<RebuiltContext>(ns, key).catch(() => undefined);
-    if (hit && hit.memoryVersion === version) {
-      if (o.touch) await touchUsed(store, hit, o.nowMs);
-      return { ...hit, cached: true };
+    const hit = await options.cache.get<CachedRebuild>(ns, key).catch(() => undefined);
+    if (isCachedRebuild(hit) && hit.context.memoryVersion === version && hit.fromMs <= o.nowMs && o.nowMs < hit.untilMs) {
+      if (o.touch) await touchUsed(store, hit.context, o.nowMs);
+      return { ...hit.context, cached: true };
     }
   }
 
-  // Closed tasks are candidates only when the query asks about finished work.
-  const [tasks, projects] = await Promise.all([store.listTasks(asksAboutDone(query) ? {} : { status: ['todo', 'doing'] }), store.listProjects()]);
+  // The searches need only the query's terms: they run while the projects are read.
+  const searching: Promise<[SearchHit[], SearchHit[]]> = analyzer(query).length > 0 ? fullTextHits(store, query, o) : Promise.resolve([[], []]);
+  searching.catch(() => undefined); // awaited below
+  const projects = await store.listProjects();
   const q = analyseQuery(query, analyzer, projects, o.nowMs, o.timeZone);
-  const [recordHits, turnHits] = q.terms.size > 0 ? await fullTextHits(store, query, o) : [[], []];
-  const records = await readRecords(store, q, recordHits, o.memoryPool);
-  const { facts, decisions } = records;
-  const memoryKinds: Array<[MemoryKind, string[]]> = [
-    ['task', tasks.map((t) => t.id)],
-    ['fact', facts.map((f) => f.id)],
-    ['decision', decisions.map((d) => d.id)],
-  ];
-  const access = new Map<string, { count: number; lastMs: number }>();
-  for (const [kind, ids] of memoryKinds) {
-    if (ids.length === 0) continue;
-    for (const [id, stats] of await store.accessStats(kind, ids)) access.set(`${kind}:${id}`, stats);
-  }
+  const [recordHits, turnHits] = await searching;
+  // The history layer's reads (turns, neighbourhoods) need only the turn hits: they run while
+  // the records are read (on PostgreSQL, round trips overlap instead of adding up).
+  const history = historyCandidates(store, q, o, analyzer, turnHits);
+  history.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
+  // Closed tasks are read only when the query asks about finished work.
+  const records = await readRecords(store, q, recordHits, o, analyzer);
+  const { facts, decisions, tasks } = records;
   const inputs: RecordInputs = {
     facts,
     tasks,
     projects,
     decisions,
     fullText: normaliseHits(recordHits),
-    access,
+    access: records.access,
     ...(records.lastDecisionMs ? { lastDecisionMs: records.lastDecisionMs } : {}),
   };
   const project = activeProject(inputs);
@@ -72,7 +84,7 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     ...profileCandidates(facts),
     ...projectCandidates(project, projectDecisions, o.timeZone),
     ...taskCandidates(inputs, q, o, analyzer),
-    ...(await historyCandidates(store, q, o, analyzer, turnHits)),
+    ...(await history),
     ...memoryCandidates(inputs, q, o, analyzer, project?.id),
   ];
   const packed = packContext(candidates, o.budgetTokens, o.layerShares, o.tokens);
@@ -88,10 +100,22 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
   };
   if (options.cache) {
     // The hot tier is lossy by contract: a failed write only costs a rebuild later.
-    await options.cache.set(ns, key, context, { ttlMs: o.cacheTtlMs }).catch(() => undefined);
+    const entry: CachedRebuild = { context, ...stableSpan(o, tasks, q) };
+    await options.cache.set(ns, key, entry, { ttlMs: o.cacheTtlMs }).catch(() => undefined);
   }
   if (o.touch) await touchUsed(store, context, o.nowMs);
   return context;
+}
+
+/**
+ * The rounded instants `now` for which a rebuild from the same memory renders the same context:
+ * `now` enters it through the scoring clock (in the cache key), the task tiers (until the next
+ * task becomes due soon or overdue) and the query's date words (resolved against `now`: such a
+ * rebuild holds for its own minute only).
+ */
+function stableSpan(o: ResolvedRebuildOptions, tasks: readonly Task[], q: QueryInfo): { fromMs: number; untilMs: number } {
+  if (q.dateWindows.length > 0) return { fromMs: o.nowMs, untilMs: o.nowMs + o.nowGranularityMs };
+  return { fromMs: o.nowMs, untilMs: Math.min(o.scoreNowMs + o.scoreGranularityMs, nextTaskTierChange(tasks, o.nowMs)) };
 }
 
 /** The query's full-text hits among memory records and among turns; one store call when it can. */
@@ -118,5 +142,8 @@ async function touchUsed(store: UserMemoryStore, context: RebuiltContext, nowMs:
       byKind.set(kind, ids);
     }
   }
-  for (const [kind, ids] of byKind) await store.touch(kind, ids, nowMs);
+  if (byKind.size === 0) return;
+  // One warm statement when the store can (on PostgreSQL each commit is a round trip and a WAL flush).
+  if (store.touchMany) return store.touchMany([...byKind].map(([kind, ids]) => ({ kind, ids })), nowMs);
+  await Promise.all([...byKind].map(([kind, ids]) => store.touch(kind, ids, nowMs)));
 }

@@ -74,9 +74,24 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+// Keys of ids seen lately: record ids come back on every rebuild (every open task, the record
+// pool), and a generated id has digit runs enough to make the key several times its length.
+const naturalKeys = new Map<string, string>();
+const NATURAL_KEYS_LIMIT = 50_000;
+
 /** A sort key for ids with numbers in them ("D1:9" before "D1:10"): digit runs are zero-padded. */
 export function naturalKey(id: string): string {
-  // A hand-written scan: this runs for every candidate of every rebuild (and in sort comparators).
+  let key = naturalKeys.get(id);
+  if (key === undefined) {
+    key = naturalKeyOf(id);
+    if (naturalKeys.size >= NATURAL_KEYS_LIMIT) naturalKeys.clear();
+    naturalKeys.set(id, key);
+  }
+  return key;
+}
+
+function naturalKeyOf(id: string): string {
+  // A hand-written scan: this runs for every new id a rebuild meets.
   let out = '';
   let from = 0;
   for (let i = 0; i < id.length; ) {
@@ -100,7 +115,12 @@ export function instantKey(ms: number): string {
   return (Math.round(ms) + 9e15).toString().padStart(17, '0');
 }
 
+// Whitespace other than a space, two spaces, or a space at either end: what oneLine would change.
+const NOT_ONE_LINE = /[^\S ]| {2}|^ | $/;
+
 /** Collapses whitespace runs (newlines included) to single spaces, so one item stays one line. */
 export function oneLine(text: string): string {
+  // Most texts already are one line: testing is cheaper than rewriting (and copying) every one.
+  if (!NOT_ONE_LINE.test(text)) return text;
   return text.replace(/\s+/g, ' ').trim();
 }

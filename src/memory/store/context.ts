@@ -44,9 +44,18 @@ export function assertUserId(userId: unknown): asserts userId is string {
   }
 }
 
+const userKeys = new Map<string, string>();
+
 /** The full-text key of a user: one index term, whatever characters the user id has. */
 export function userKeyOf(userId: string): string {
-  return `u${createHash('sha256').update(userId, 'utf8').digest('hex').slice(0, 24)}`;
+  // every `forUser` asks (about ten times a message): remembered for the users seen lately
+  let key = userKeys.get(userId);
+  if (key === undefined) {
+    key = `u${createHash('sha256').update(userId, 'utf8').digest('hex').slice(0, 24)}`;
+    if (userKeys.size >= 10_000) userKeys.clear();
+    userKeys.set(userId, key);
+  }
+  return key;
 }
 
 /** A write in progress: a transaction bound to one user. */

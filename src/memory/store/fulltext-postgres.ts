@@ -23,6 +23,14 @@
  * PostgreSQL limits lexemes to 2 047 bytes and a tsvector to 1 MB, where FTS5 has no limit, so
  * only the first `MAX_INDEXED_CHARS` characters of a record's terms are indexed and terms longer
  * than `MAX_TERM_CHARS` are left out (a write never fails because of them).
+ *
+ * Latency (a rebuild searches on every miss of the hot tier):
+ * - The GIN index keeps a small pending list (`GIN_PENDING_LIST_KB`, not the server's 4 MB
+ *   default): every search scans the whole pending list, and after a bulk load a full one cost
+ *   ~3 ms per term lookup against ~0.01 ms once merged. Writers merge it more often instead.
+ * - Round trips: the document frequencies of every term not yet counted (and the user's document
+ *   count) come from ONE statement, and are shared by the searches of one `searchMany` through
+ *   `FullTextQuery.frequencies`, as on SQLite.
  */
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../../store/warm/sql.js';
 import type { SearchHit, SearchKind } from '../memory-store.js';
@@ -37,6 +45,9 @@ export const MAX_INDEXED_CHARS = 30_000;
 export const MAX_TERM_CHARS = 500;
 
 const INDEX = 'memory_search_terms';
+/** Pending-list size of the GIN index, kB (see the module comment). */
+export const GIN_PENDING_LIST_KB = 128;
+const INDEX_OPTIONS = `gin_pending_list_limit = ${GIN_PENDING_LIST_KB}`;
 /** The generated column; every statement names it through this constant. */
 const COLUMN = 'terms_vector';
 const VECTOR = `d.${COLUMN}`;
@@ -79,33 +90,38 @@ export function createPostgresFullText(): FullTextDialect {
     name: 'postgres-tsvector',
 
     async ensure(db: SqlDatabase) {
-      const exists = async (ex: SqlExecutor) => (await ex.get<Row>('SELECT to_regclass(?::text) AS r', [INDEX]))?.r != null;
-      if (await exists(db)) return;
+      // The index, and whether it has our pending-list size (an index built by an older version has not).
+      const state = async (ex: SqlExecutor) => {
+        const row = await ex.get<Row>('SELECT array_to_string(c.reloptions, \',\') AS o FROM pg_class c WHERE c.oid = to_regclass(?::text)', [INDEX]);
+        return row === undefined ? 'missing' : str(row.o).includes(INDEX_OPTIONS.replaceAll(' ', '')) ? 'ready' : 'old';
+      };
+      if ((await state(db)) === 'ready') return;
       // IF NOT EXISTS is not atomic on PostgreSQL: under the lock the second process sees both.
       // The index comes last, so its presence means the column is there too.
       await db.transaction(async (tx) => {
         await tx.get(LOCK);
         await tx.exec(`
           ALTER TABLE memory_search ADD COLUMN IF NOT EXISTS ${COLUMN} tsvector GENERATED ALWAYS AS (${vectorExpression()}) STORED;
-          CREATE INDEX IF NOT EXISTS ${INDEX} ON memory_search USING GIN (${COLUMN});`);
+          CREATE INDEX IF NOT EXISTS ${INDEX} ON memory_search USING GIN (${COLUMN}) WITH (${INDEX_OPTIONS});
+          ALTER INDEX ${INDEX} SET (${INDEX_OPTIONS});`);
       });
+    },
+
+    async countTerms(ex: SqlExecutor, q: FullTextQuery): Promise<void> {
+      await countTerms(ex, q, indexedLiterals(q), MAX_SCORED_POSTINGS);
     },
 
     async search(ex: SqlExecutor, q: FullTextQuery): Promise<SearchHit[]> {
       const budget = MAX_SCORED_POSTINGS;
-      const df = new Map<string, number>();
-      for (const term of q.terms) {
-        if ([...term].length > MAX_TERM_CHARS) continue; // never indexed
-        const literal = tsqueryLiteral(q.userKey + term);
-        const row = await ex.get<Row>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_search d WHERE ${VECTOR} @@ ?::tsquery LIMIT ?) capped`, [literal, budget + 1]);
-        df.set(literal, num(row?.n));
-      }
+      const literals = indexedLiterals(q);
+      const counted = await countTerms(ex, q, literals, budget);
+      const df = new Map(literals.map((literal) => [literal, counted.get(literal)!] as const));
       const choice = chooseTerms(df, budget);
       if (choice.terms.length === 0) return [];
       const kinds = q.kinds ? ` AND d.kind IN (${placeholders(q.kinds.length)})` : '';
       const kindParams = q.kinds ?? [];
       if (choice.newestOnly) return newestHitsOf(ex, q, choice.terms, kinds, budget);
-      const n = num((await ex.get<Row>('SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_search WHERE user_id = ? LIMIT ?) c', [q.userId, MAX_COUNTED_DOCS]))?.n);
+      const n = counted.get(DOCS_KEY)!;
       const score = choice.terms.map(() => `CASE WHEN ${VECTOR} @@ ?::tsquery THEN ?::float8 ELSE 0 END`).join(' + ');
       const scoreParams: SqlValue[] = choice.terms.flatMap((t) => [t, bm25Idf(n, df.get(t)!)]);
       const rows = await ex.all<Row>(
@@ -118,6 +134,43 @@ export function createPostgresFullText(): FullTextDialect {
       return rows.map((r) => ({ kind: str(r.kind) as SearchKind, id: str(r.record_id), score: num(r.score) }));
     },
   };
+}
+
+/** The tsquery literals of the query's terms that can be in the index (longer ones never are). */
+function indexedLiterals(q: FullTextQuery): string[] {
+  return q.terms.filter((term) => [...term].length <= MAX_TERM_CHARS).map((term) => tsqueryLiteral(q.userKey + term));
+}
+
+/** Key of the user's document count (N of IDF) in `FullTextQuery.frequencies`; no tsquery literal looks like it. */
+const DOCS_KEY = '\u0000documents';
+
+/**
+ * Document frequencies of `literals` (capped at `budget + 1`) and the user's document count
+ * (`DOCS_KEY`, capped at MAX_COUNTED_DOCS): what `q.frequencies` does not hold yet comes from one
+ * statement, and is added to it.
+ */
+async function countTerms(ex: SqlExecutor, q: FullTextQuery, literals: readonly string[], budget: number): Promise<Map<string, number>> {
+  const known = q.frequencies ?? new Map<string, number>();
+  const missing = [...new Set(literals)].filter((l) => !known.has(l));
+  const needDocs = !known.has(DOCS_KEY);
+  if (missing.length > 0 || needDocs) {
+    // One row per term (a correlated count, walked through the GIN index), then the document count.
+    const parts: string[] = [];
+    const params: SqlValue[] = [];
+    if (missing.length > 0) {
+      parts.push(
+        `SELECT t.q AS term, (SELECT COUNT(*) FROM (SELECT 1 FROM memory_search d WHERE ${VECTOR} @@ t.q::tsquery LIMIT ?) capped) AS n
+           FROM (VALUES ${missing.map(() => '(?::text)').join(', ')}) AS t(q)`,
+      );
+      params.push(budget + 1, ...missing);
+    }
+    if (needDocs) {
+      parts.push('SELECT NULL AS term, (SELECT COUNT(*) FROM (SELECT 1 FROM memory_search WHERE user_id = ? LIMIT ?) c) AS n');
+      params.push(q.userId, MAX_COUNTED_DOCS);
+    }
+    for (const r of await ex.all<Row>(parts.join(' UNION ALL '), params)) known.set(r.term === null ? DOCS_KEY : str(r.term), num(r.n));
+  }
+  return known;
 }
 
 /** The newest-documents fallback (fulltext-newest.ts) over this dialect's index. */

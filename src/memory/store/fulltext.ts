@@ -38,6 +38,11 @@ export interface FullTextDialect {
   ensure(db: SqlDatabase): Promise<void>;
   /** Hits best first; `score` > 0, higher is better. */
   search(ex: SqlExecutor, query: FullTextQuery): Promise<SearchHit[]>;
+  /**
+   * Counts the statistics `search` needs for `query.terms` into `query.frequencies` ahead of the
+   * searches (which may then run concurrently and count nothing). Optional.
+   */
+  countTerms?(ex: SqlExecutor, query: FullTextQuery): Promise<void>;
 }
 
 /** The full-text dialect for a SQL dialect. */

@@ -20,12 +20,32 @@ export const optStr = (v: SqlValue | undefined): string | null => (v === null ||
 /** A JSON array of strings stored in TEXT (source turn ids). */
 export function idList(v: SqlValue | undefined): string[] {
   if (typeof v !== 'string' || v === '') return [];
+  const simple = simpleIdList(v);
+  if (simple) return simple;
   try {
     const parsed: unknown = JSON.parse(v);
     return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string') : [];
   } catch {
     return [];
   }
+}
+
+/**
+ * `JSON.parse` of the form `JSON.stringify` gives a list of plain ids (`[]`, `["a","b"]`: no
+ * escapes, no control characters, no spaces between items), without the parser; undefined for
+ * anything else. Every record read by a rebuild has such a list.
+ */
+function simpleIdList(v: string): string[] | undefined {
+  if (v === '[]') return [];
+  if (v.length < 4 || !v.startsWith('["') || !v.endsWith('"]')) return undefined;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x20 || c === 0x5c) return undefined; // a control character or a backslash
+  }
+  // Without backslashes every quote delimits a string, so the items are what lies between `","`.
+  const ids = v.slice(2, -2).split('","');
+  for (const id of ids) if (id.includes('"')) return undefined;
+  return ids;
 }
 
 /** `ids` plus `extra` (when given and new), order kept. */
@@ -38,5 +58,11 @@ export function distinctIds(ids: readonly string[] | undefined): string[] {
   return [...new Set((ids ?? []).filter((id) => typeof id === 'string' && id !== ''))];
 }
 
+const placeholderLists: string[] = [];
+
 /** `n` comma-separated `?` placeholders. */
-export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+export const placeholders = (n: number): string => {
+  // Remembered up to the usual batch sizes: id lists of hundreds are built on every rebuild.
+  if (n <= 1000) return (placeholderLists[n] ??= Array.from({ length: n }, () => '?').join(', '));
+  return Array.from({ length: n }, () => '?').join(', ');
+};

@@ -5,6 +5,7 @@
  */
 import type { SearchHit, SearchKind, SearchOptions } from '../memory-store.js';
 import type { Analyzer, UserScope } from './context.js';
+import type { FullTextQuery } from './fulltext.js';
 import { analyzeTerms } from './terms.js';
 
 /** Longest query analysed, UTF-16 code units; the rest is ignored. */
@@ -44,16 +45,23 @@ export async function search(scope: UserScope, query: string, options: SearchOpt
 export async function searchMany(scope: UserScope, query: string, searches: readonly SearchOptions[]): Promise<SearchHit[][]> {
   const terms = queryTerms(scope.ctx.analyzer, query);
   const frequencies = new Map<string, number>();
-  const out: SearchHit[][] = [];
-  for (const options of searches) {
+  const { fullText, db } = scope.ctx;
+  const queries: Array<FullTextQuery | undefined> = searches.map((options) => {
     const limit = Math.floor(options?.limit ?? DEFAULT_SEARCH_LIMIT);
     const kinds = options?.kinds ? [...new Set(options.kinds.filter((k) => KINDS.has(k)))] : undefined;
-    if (!(limit > 0) || (kinds && kinds.length === 0) || terms.length === 0) {
-      out.push([]);
-      continue;
-    }
-    await scope.ctx.ready();
-    out.push(await scope.ctx.fullText.search(scope.ctx.db, { userId: scope.userId, userKey: scope.userKey, terms, kinds, limit, frequencies }));
+    if (!(limit > 0) || (kinds && kinds.length === 0) || terms.length === 0) return undefined;
+    return { userId: scope.userId, userKey: scope.userKey, terms, kinds, limit, frequencies };
+  });
+  const first = queries.find((q) => q !== undefined);
+  if (!first) return queries.map(() => []);
+  await scope.ctx.ready();
+  // A dialect that counts term statistics up front lets the searches run together (on
+  // PostgreSQL, one round trip instead of one per search); the others count as they go, in turn.
+  if (fullText.countTerms) {
+    await fullText.countTerms(db, first);
+    return Promise.all(queries.map((q) => (q ? fullText.search(db, q) : [])));
   }
+  const out: SearchHit[][] = [];
+  for (const q of queries) out.push(q ? await fullText.search(db, q) : []);
   return out;
 }

@@ -5,7 +5,8 @@
  * statement behind it filters by the user id it was opened with.
  *
  *   context.ts      shared parts, and `write()`: transaction + history + search rows + version
- *   turns.ts        raw turns          tasks.ts     tasks and their lifecycle
+ *   turns.ts        raw turns (turns-postgres.ts: neighbourhoods in one PostgreSQL statement)
+ *   tasks.ts        tasks and their lifecycle
  *   projects.ts     projects           decisions.ts decisions        facts.ts  facts, preferences
  *   history.ts      change history     access.ts    access stats     search.ts full-text search
  *   fulltext*.ts    the dialect-specific full-text index
@@ -15,7 +16,7 @@ import type { SqlDatabase } from '../../store/warm/sql.js';
 import { createSegmenter } from '../../text/segment.js';
 import { createSearchAnalyzer } from '../analyzer.js';
 import type { MemoryStore, UserMemoryStore } from '../memory-store.js';
-import { accessStats, touch } from './access.js';
+import { accessStats, flushTouches, touch, touchMany } from './access.js';
 import { assertUserId, userKeyOf, type Analyzer, type StoreContext, type UserScope } from './context.js';
 import { addDecision, listDecisions } from './decisions.js';
 import { getFactByKey, listFacts, setFact } from './facts.js';
@@ -27,8 +28,9 @@ import { ensureProject, getProject, listProjects } from './projects.js';
 import { num, type Row } from './rows.js';
 import { recordPool } from './record-pool.js';
 import { search, searchMany } from './search.js';
-import { createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.js';
+import { createTask, deleteTask, getTask, listTasks, openTaskTitles, updateTask } from './tasks.js';
 import { addTurns, countTurns, getTurns, recentTurns, turnNeighbourhoods, turnNeighbours } from './turns.js';
+import { turnNeighbourhoodsPostgres } from './turns-postgres.js';
 
 export type { Analyzer } from './context.js';
 
@@ -98,7 +100,11 @@ export function createSqlMemoryStore(db: SqlDatabase, options: SqlMemoryStoreOpt
     async close() {
       if (closed) return;
       closed = true;
-      await options.onClose?.();
+      try {
+        await flushTouches(ctx); // the buffered access statistics (access.ts)
+      } finally {
+        await options.onClose?.();
+      }
     },
     // reminders (src/memory/reminders): the one cross-user read, see due-tasks.ts
     dueTasks: (untilMs, limit, dueOptions) => listDueTasks(db, untilMs, limit, dueOptions),
@@ -128,13 +134,14 @@ function userStore(scope: UserScope): UserMemoryStore {
     getTurns: (ids) => getTurns(scope, ids),
     recentTurns: (limit) => recentTurns(scope, limit),
     turnNeighbours: (id, before, after) => turnNeighbours(scope, id, before, after),
-    turnNeighbourhoods: (ids, before, after) => turnNeighbourhoods(scope, ids, before, after),
+    turnNeighbourhoods: (ids, before, after) => (scope.ctx.db.dialect === 'postgres' ? turnNeighbourhoodsPostgres : turnNeighbourhoods)(scope, ids, before, after),
     countTurns: () => countTurns(scope),
     createTask: (task, turnId) => createTask(scope, task, turnId),
     updateTask: (id, patch, turnId) => updateTask(scope, id, patch, turnId),
     deleteTask: (id, turnId) => deleteTask(scope, id, turnId),
     getTask: (id) => getTask(scope, id),
     listTasks: (options) => listTasks(scope, options),
+    openTaskTitles: (limit) => openTaskTitles(scope, limit),
     ensureProject: (name, turnId) => ensureProject(scope, name, turnId),
     getProject: (id) => getProject(scope, id),
     listProjects: () => listProjects(scope),
@@ -148,6 +155,7 @@ function userStore(scope: UserScope): UserMemoryStore {
     searchMany: (query, searches) => searchMany(scope, query, searches),
     history: (options) => listHistory(scope, options),
     touch: (kind, ids, atMs) => touch(scope, kind, ids, atMs),
+    touchMany: (touches, atMs) => touchMany(scope, touches, atMs),
     accessStats: (kind, ids) => accessStats(scope, kind, ids),
   };
 }

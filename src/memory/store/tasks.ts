@@ -4,8 +4,9 @@
  */
 import { UsageError } from '../../errors.js';
 import type { SqlValue } from '../../store/warm/sql.js';
-import type { ListTasksOptions, NewTask, TaskPatch } from '../memory-store.js';
+import type { ListTasksOptions, NewTask, OpenTaskTitle, TaskPatch } from '../memory-store.js';
 import type { Task, TaskPriority, TaskStatus } from '../model.js';
+import { flushTouches } from './access.js';
 import { write, type UserScope, type WriteScope } from './context.js';
 import { newRecordId } from './ids.js';
 import { distinctIds, idList, num, optNum, optStr, placeholders, str, withSource, type Row } from './rows.js';
@@ -131,6 +132,8 @@ export async function updateTask(scope: UserScope, id: string, patch: TaskPatch,
 
 /** `UserMemoryStore.deleteTask`. */
 export async function deleteTask(scope: UserScope, id: string, turnId?: string | null): Promise<boolean> {
+  // Buffered touches of the task are written first, so none lands after its statistics go.
+  await flushTouches(scope.ctx, scope.userId);
   return write(scope, async (w) => {
     const task = await readTask(w, id);
     if (!task) return false;
@@ -144,6 +147,9 @@ export async function deleteTask(scope: UserScope, id: string, turnId?: string |
 
 /** `UserMemoryStore.getTask`. */
 export const getTask = (scope: UserScope, id: string): Promise<Task | undefined> => readTask(scope, id);
+
+// The columns `taskFromRow` reads: a rebuild lists every open task, so each column costs.
+const LIST_COLUMNS = 'id, title, status, priority, due_at_ms, due_phrase, project_id, created_at_ms, updated_at_ms, source_turn_ids, confidence';
 
 /** `UserMemoryStore.listTasks`: open tasks first by due time (undated last), then the rest by update time, newest first. */
 export async function listTasks(scope: UserScope, options: ListTasksOptions = {}): Promise<Task[]> {
@@ -169,7 +175,7 @@ export async function listTasks(scope: UserScope, options: ListTasksOptions = {}
   // NULLs sort differently in SQLite and PostgreSQL, so null-ness is its own sort key.
   const open = "status IN ('todo', 'doing')";
   const rows = await scope.ctx.db.all<Row>(
-    `SELECT * FROM memory_tasks WHERE ${where.join(' AND ')}
+    `SELECT ${LIST_COLUMNS} FROM memory_tasks WHERE ${where.join(' AND ')}
       ORDER BY CASE WHEN ${open} THEN 0 ELSE 1 END,
                CASE WHEN ${open} AND due_at_ms IS NOT NULL THEN 0 ELSE 1 END,
                CASE WHEN ${open} THEN COALESCE(due_at_ms, 0) ELSE 0 END,
@@ -177,4 +183,20 @@ export async function listTasks(scope: UserScope, options: ListTasksOptions = {}
     params,
   );
   return rows.map((r) => taskFromRow(scope.userId, r));
+}
+
+/**
+ * `UserMemoryStore.openTaskTitles`: the open tasks in `listTasks` order, four columns each. The
+ * manager reads these on every message that completes or changes a task it does not know yet;
+ * building and sorting full rows of 200 tasks was most of that message's time.
+ */
+export async function openTaskTitles(scope: UserScope, limit: number): Promise<OpenTaskTitle[]> {
+  const n = Math.max(0, Math.floor(limit));
+  if (!(n > 0)) return [];
+  const rows = await scope.ctx.db.all<Row>(
+    `SELECT id, title, status, project_id FROM memory_tasks WHERE user_id = ? AND status IN ('todo', 'doing')
+      ORDER BY CASE WHEN due_at_ms IS NOT NULL THEN 0 ELSE 1 END, COALESCE(due_at_ms, 0), updated_at_ms DESC, seq DESC LIMIT ?`,
+    [scope.userId, n],
+  );
+  return rows.map((r) => ({ id: str(r.id), title: str(r.title), status: str(r.status) as TaskStatus, projectId: optStr(r.project_id) }));
 }

@@ -1,13 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFixedClock } from '../../core/clock.js';
 import { createFsObjectStore } from '../../store/drivers/objects-fs.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import { openWarmDatabase } from '../../store/warm/open.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
 import type { Turn } from '../model.js';
+import { createArchiveQueue } from './archive-queue.js';
 import { createTurnArchive, type TurnArchiveOptions } from './turn-archive.js';
 
 let dir: string;
@@ -155,5 +156,76 @@ describe('turn archive', () => {
     expect(() => archive.read('')).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
     await expect(archive.append('alice', [{ ...turns(9, 1)[0]!, id: '' }])).rejects.toMatchObject({ code: 'E_USAGE' });
     expect(() => createTurnArchive({ ...options, segmentBytes: 0 })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+  });
+});
+
+describe('turn archive: appendMany', () => {
+  it('appends the turns of many users in one call, per user in order, and closes full segments', async () => {
+    const archive = createTurnArchive({ objects: objectsAt(), db: await openDb(), segmentBytes: 200 });
+    const results = await archive.appendMany([
+      { userId: 'alice', turns: turns(0, 2, 'a') },
+      { userId: 'bob', turns: turns(0, 1, 'b') },
+      { userId: 'alice', turns: turns(2, 1, 'a') },
+    ]);
+    expect(results.map((r) => r.appended)).toEqual([2, 1, 1]);
+    expect(await ids(archive.read('alice'))).toEqual(range(0, 3));
+    expect(await ids(archive.read('bob'))).toEqual(range(0, 1));
+    // enough bytes to pass segmentBytes: the user's segment closes, reported on its last batch
+    const big = await archive.appendMany([{ userId: 'bob', turns: turns(1, 4, 'x'.repeat(80)) }]);
+    expect(big[0]!.closed).toMatchObject({ segmentNo: 1, turns: 5 });
+    expect(await ids(archive.read('bob'))).toEqual(range(0, 5));
+    await expect(archive.appendMany([{ userId: 'alice', turns: turns(3, 1) }, { userId: '', turns: turns(0, 1) }])).rejects.toMatchObject({ code: 'E_USAGE' });
+    expect(await ids(archive.read('alice'))).toEqual(range(0, 3)); // nothing of a rejected call is written
+  });
+});
+
+describe('archive queue', () => {
+  it('batches appends into one appendMany, keeps order, and flushes on close', async () => {
+    const archive = createTurnArchive({ objects: objectsAt(), db: await openDb() });
+    const calls: number[] = [];
+    const queue = createArchiveQueue({ archive: { appendMany: (b) => (calls.push(b.length), archive.appendMany(b)) }, maxDelayMs: 60_000 });
+    queue.append('alice', turns(0, 2));
+    queue.append('bob', turns(0, 1));
+    queue.append('alice', turns(2, 2));
+    expect(queue.pending()).toBe(5);
+    expect(await ids(archive.read('alice'))).toEqual([]); // not yet written: the archive lags
+    await queue.close();
+    expect(calls).toEqual([3]);
+    expect(queue.pending()).toBe(0);
+    expect(await ids(archive.read('alice'))).toEqual(range(0, 4));
+    expect(await ids(archive.read('bob'))).toEqual(range(0, 1));
+    expect(() => queue.append('alice', turns(4, 1))).toThrow();
+  });
+
+  it('flushes by itself after maxDelayMs and when maxTurns are queued', async () => {
+    const archive = createTurnArchive({ objects: objectsAt(), db: await openDb() });
+    const queue = createArchiveQueue({ archive, maxDelayMs: 5, maxTurns: 4 });
+    queue.append('alice', turns(0, 1));
+    await vi.waitFor(async () => expect(await ids(archive.read('alice'))).toEqual(range(0, 1)), { timeout: 10_000, interval: 5 });
+    queue.append('alice', turns(1, 4)); // reaches maxTurns: written without waiting for the timer
+    await queue.flush();
+    expect(await ids(archive.read('alice'))).toEqual(range(0, 5));
+    await queue.close();
+  });
+
+  it('keeps the turns queued, in order, when a flush fails, and writes them on the next one', async () => {
+    const archive = createTurnArchive({ objects: objectsAt(), db: await openDb() });
+    let fail = true;
+    const errors: unknown[] = [];
+    const queue = createArchiveQueue({
+      archive: { appendMany: (b) => (fail ? Promise.reject(new Error('disk full')) : archive.appendMany(b)) },
+      maxDelayMs: 60_000,
+      onError: (e) => errors.push(e),
+    });
+    queue.append('alice', turns(0, 2));
+    await expect(queue.flush()).rejects.toThrow('disk full');
+    queue.append('alice', turns(2, 1));
+    expect(queue.pending()).toBe(3);
+    fail = false;
+    await queue.flush();
+    expect(await ids(archive.read('alice'))).toEqual(range(0, 3));
+    expect(errors).toHaveLength(1);
+    expect(() => queue.append('', turns(0, 1))).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+    await queue.close();
   });
 });

@@ -75,12 +75,24 @@ export interface AppendResult {
 export interface TurnArchive {
   /** Appends turns to the user's open segment; durable when it resolves. */
   append(userId: string, turns: readonly ArchivableTurn[]): Promise<AppendResult>;
+  /**
+   * Appends the turns of many users in ONE transaction (per user, in the order given); durable
+   * when it resolves. Segments that reached their size or age are closed afterwards, each on its
+   * own; a failed close is reported in its user's result and retried by the next append.
+   */
+  appendMany(batches: readonly ArchiveBatch[]): Promise<AppendResult[]>;
   /** Closes the user's open segment now (if it has lines); returns it. */
   flush(userId: string): Promise<ArchiveSegment | undefined>;
   /** Every archived turn of the user, oldest first (closed segments, then the open one). */
   read(userId: string): AsyncIterable<Turn>;
   /** The user's closed segments, oldest first. */
   segments(userId: string): Promise<ArchiveSegment[]>;
+}
+
+/** The turns of one user, for `appendMany`. */
+export interface ArchiveBatch {
+  userId: string;
+  turns: readonly ArchivableTurn[];
 }
 
 interface ArchiveState {
@@ -126,6 +138,17 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(value > 0)) throw new UsageError(`createTurnArchive: ${name} must be a positive number, got ${String(value)}`);
   return value;
+}
+
+/** Throws a UsageError unless `turns` are valid turns of `userId` (what `append` checks first). */
+export function checkArchiveBatch(userId: string, turns: readonly ArchivableTurn[]): void {
+  assertUserId(userId);
+  turns.forEach((t, i) => {
+    checkTurn(t, i);
+    if (t.userId !== undefined && t.userId !== userId) {
+      throw new UsageError(`turn ${i + 1} (id ${JSON.stringify(t.id)}) belongs to user ${JSON.stringify(t.userId)}, not ${JSON.stringify(userId)}`);
+    }
+  });
 }
 
 /** Creates the turn archive over an object store and the warm database. */
@@ -189,39 +212,58 @@ export function createTurnArchive(options: TurnArchiveOptions): TurnArchive {
     return run;
   };
 
+  const check = checkArchiveBatch;
+
+  /** Appends lines to the open segments of their users inside `tx`; the users' states after it. */
+  const appendIn = async (tx: SqlExecutor, batches: readonly { userId: string; lines: string[] }[], atMs: number): Promise<Map<string, ArchiveState>> => {
+    const states = new Map<string, ArchiveState>();
+    for (const { userId, lines } of batches) {
+      if (lines.length === 0) continue;
+      const s = states.get(userId) ?? (await readState(tx, userId));
+      for (const line of lines) {
+        await tx.run('INSERT INTO memory_archive_open (user_id, seq, line, appended_at_ms) VALUES (?, ?, ?, ?)', [userId, s.nextSeq++, line, atMs]);
+        s.openBytes += Buffer.byteLength(line, 'utf8') + 1;
+        s.openTurns++;
+      }
+      s.openedAtMs ??= atMs;
+      states.set(userId, s);
+    }
+    for (const [userId, s] of states) await writeState(tx, userId, s);
+    return states;
+  };
+
+  /** Closes the segment of a user whose open lines reached the size or age limit (a failure goes into `result`). */
+  const closeIfDue = async (userId: string, state: ArchiveState, atMs: number, result: AppendResult): Promise<void> => {
+    if (state.openBytes < segmentBytes && atMs - (state.openedAtMs ?? atMs) < segmentAgeMs) return;
+    try {
+      const closed = await flush(userId);
+      if (closed) result.closed = closed;
+    } catch (error) {
+      result.closeError = error;
+    }
+  };
+
   return {
     async append(userId, turns) {
-      assertUserId(userId);
-      turns.forEach((t, i) => {
-        checkTurn(t, i);
-        if (t.userId !== undefined && t.userId !== userId) {
-          throw new UsageError(`turn ${i + 1} (id ${JSON.stringify(t.id)}) belongs to user ${JSON.stringify(t.userId)}, not ${JSON.stringify(userId)}`);
-        }
-      });
+      check(userId, turns);
       if (turns.length === 0) return { appended: 0 };
-      const lines = turns.map(lineOf);
       const atMs = now();
-      const state = await db.transaction(async (tx) => {
-        const s = await readState(tx, userId);
-        for (const line of lines) {
-          await tx.run('INSERT INTO memory_archive_open (user_id, seq, line, appended_at_ms) VALUES (?, ?, ?, ?)', [userId, s.nextSeq++, line, atMs]);
-          s.openBytes += Buffer.byteLength(line, 'utf8') + 1;
-          s.openTurns++;
-        }
-        s.openedAtMs ??= atMs;
-        await writeState(tx, userId, s);
-        return s;
-      });
+      const states = await db.transaction((tx) => appendIn(tx, [{ userId, lines: turns.map(lineOf) }], atMs));
       const result: AppendResult = { appended: turns.length };
-      if (state.openBytes >= segmentBytes || atMs - (state.openedAtMs ?? atMs) >= segmentAgeMs) {
-        try {
-          const closed = await flush(userId);
-          if (closed) result.closed = closed;
-        } catch (error) {
-          result.closeError = error;
-        }
-      }
+      await closeIfDue(userId, states.get(userId)!, atMs, result);
       return result;
+    },
+
+    async appendMany(batches) {
+      for (const b of batches) check(b.userId, b.turns);
+      const results: AppendResult[] = batches.map((b) => ({ appended: b.turns.length }));
+      if (batches.every((b) => b.turns.length === 0)) return results;
+      const atMs = now();
+      const states = await db.transaction((tx) => appendIn(tx, batches.map((b) => ({ userId: b.userId, lines: b.turns.map(lineOf) })), atMs));
+      // one close per user, reported on that user's last batch
+      const last = new Map(batches.map((b, i) => [b.userId, i] as const));
+      for (const [userId, i] of last) if (states.has(userId)) await closeIfDue(userId, states.get(userId)!, atMs, results[i]!);
+      return results;
     },
 
     async flush(userId) {

@@ -21,6 +21,8 @@ export interface OpenWarmDatabaseOptions {
   migrations?: readonly Migration[];
   /** Lock wait for SQLite, ms (default 5 000). */
   busyTimeoutMs?: number;
+  /** SQLite: WAL pages between automatic checkpoints (default 1 000; see `BetterSqliteDriverOptions`). */
+  walAutocheckpointPages?: number;
   /** PostgreSQL pool, schema and transaction settings (ignored for SQLite). */
   postgres?: Omit<PostgresDriverOptions, 'url'>;
   /** Clock, Unix ms (default `Date.now`). */
@@ -31,7 +33,11 @@ export interface OpenWarmDatabaseOptions {
 export async function openWarmDatabase(options: OpenWarmDatabaseOptions): Promise<SqlDatabase> {
   const driver = isPostgresUrl(options.db)
     ? createPostgresDriver({ ...options.postgres, url: options.db })
-    : createBetterSqliteDriver({ path: options.db, ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}) });
+    : createBetterSqliteDriver({
+        path: options.db,
+        ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+        ...(options.walAutocheckpointPages !== undefined ? { walAutocheckpointPages: options.walAutocheckpointPages } : {}),
+      });
   const db = await driver.connect();
   try {
     await runMigrations(db, options.migrations ?? WARM_MIGRATIONS, options.now ? { now: options.now } : {});

@@ -278,10 +278,24 @@ CREATE TABLE api_keys (
 );
 `;
 
+/**
+ * Step 5: indexes for the rebuild's bounded record pool (src/memory/store/record-pool.ts), which
+ * takes the newest, the most important and the most recently used facts and decisions of a user
+ * on every context rebuild: without them each of those orderings sorted all of the user's records.
+ * (The most recently used ones are left to a sort: an index on `memory_access.last_ms` would be
+ * rewritten by every rebuild's touch of the records it shows, which costs more than it saves.)
+ */
+const MEMORY_POOL_INDEXES = `
+CREATE INDEX memory_facts_kind_time ON memory_facts (user_id, kind, created_at_ms, seq);
+CREATE INDEX memory_facts_kind_importance ON memory_facts (user_id, kind, importance, created_at_ms, seq);
+CREATE INDEX memory_decisions_time ON memory_decisions (user_id, created_at_ms, seq);
+`;
+
 /** Every warm-store migration, in order. Append only. */
 export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'session catalog', up: SESSION_CATALOG },
   { version: 2, name: 'memory', up: MEMORY },
   { version: 3, name: 'reminders', up: REMINDERS },
   { version: 4, name: 'api keys', up: API_KEYS },
+  { version: 5, name: 'memory pool indexes', up: MEMORY_POOL_INDEXES },
 ];

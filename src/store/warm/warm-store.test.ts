@@ -42,6 +42,30 @@ describe('SQLite driver', () => {
     expect(isUniqueViolation(err)).toBe(true);
   });
 
+  it('returns rows as plain objects keyed by column, the same after a schema change', async () => {
+    const db = await connect();
+    await db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v BIGINT)');
+    await db.run('INSERT INTO t (k, v) VALUES (?, ?)', ['a', 1]);
+    // Duplicate names: the last column wins, as in better-sqlite3's own row objects.
+    const dup = await db.get<Record<string, unknown>>('SELECT 1 AS x, 2 AS x, 3 AS y');
+    expect(dup).toEqual({ x: 2, y: 3 });
+    expect(Object.keys(dup!)).toEqual(['x', 'y']);
+    expect(Object.getPrototypeOf(dup)).toBe(Object.prototype);
+    expect(await db.get('SELECT k, v FROM t WHERE k = ?', ['missing'])).toBeUndefined();
+    expect(await db.all('SELECT k, v FROM t WHERE k = ?', ['missing'])).toEqual([]);
+    // A "__proto__" column is left to the binding's own row objects.
+    expect((await db.get<Record<string, unknown>>(`SELECT k, 'p' AS "__proto__" FROM t`))?.k).toBe('a');
+    // The cached "SELECT *" is re-prepared by SQLite after the table gains a column.
+    expect(await db.all('SELECT k, v FROM t')).toEqual([{ k: 'a', v: 1 }]);
+    const star = 'SELECT * FROM t ORDER BY k';
+    expect((await db.all<Record<string, unknown>>(star)).map((r) => Object.keys(r))).toEqual([['k', 'v']]);
+    await db.exec('ALTER TABLE t ADD COLUMN w TEXT');
+    await db.run("UPDATE t SET w = 'new'");
+    const after = await db.all<Record<string, unknown>>(star);
+    expect(after.map((r) => Object.keys(r))).toEqual([['k', 'v', 'w']]);
+    expect(after[0]!.w).toBe('new');
+  });
+
   it('rolls a failed transaction back and keeps other calls out of a running one', async () => {
     const db = await connect();
     await db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');

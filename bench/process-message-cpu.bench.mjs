@@ -1,0 +1,117 @@
+// `node bench/process-message-cpu.bench.mjs`: CPU per processMessage, in-process, wired as
+// `ctxvm serve` wires it (SQLite warm store, in-process hot cache, cold archive behind its batching
+// queue), over 200 users with bench/http.bench.mjs's message mix. No HTTP: what is left of a
+// request's cost once the network is taken away. Prints CPU ms per message (serial, then with
+// `BENCH_PM_CONCURRENCY` messages in flight), the manager's stage means (serial: wall ≈ CPU on an
+// idle machine), and the SQL statements and transactions per message. CPU per message is the
+// measure to compare on a busy shared machine; wall numbers there are not.
+//
+//   BENCH_PM_MESSAGES      messages per measured pass (default 2000; 600 warm up first)
+//   BENCH_PM_CONCURRENCY   messages in flight in the concurrent pass (default 32)
+//
+// Needs dist/ (`npm run build`).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireDist, root, table } from './lib.mjs';
+
+requireDist();
+const MESSAGES = Number(process.env.BENCH_PM_MESSAGES ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_PM_CONCURRENCY ?? 32);
+const USERS = 200;
+const dist = (p) => import(join(root, 'dist', p));
+const { openWarmDatabase } = await dist('store/warm/open.js');
+const { createSqlMemoryStore } = await dist('memory/store/sql-memory-store.js');
+const { createMemoryManager } = await dist('memory/manager.js');
+const { createHotCache } = await dist('store/hot-cache.js');
+const { createFsObjectStore } = await dist('store/drivers/objects-fs.js');
+const { createTurnArchive } = await dist('memory/store/turn-archive.js');
+const { createArchiveQueue } = await dist('memory/store/archive-queue.js');
+const { SERVER_WAL_AUTOCHECKPOINT_PAGES } = await dist('server/open-services.js');
+
+const dir = mkdtempSync(join(tmpdir(), 'ctxvm-bench-pm-'));
+const raw = await openWarmDatabase({ db: join(dir, 'ctxvm.db'), walAutocheckpointPages: SERVER_WAL_AUTOCHECKPOINT_PAGES });
+// count statements: outside transactions, inside them, and the transactions themselves
+const counts = { reads: 0, writes: 0, txReads: 0, txWrites: 0, transactions: 0 };
+const counted = (ex, inTx) => ({
+  all: (s, p) => (counts[inTx ? 'txReads' : 'reads']++, ex.all(s, p)),
+  get: (s, p) => (counts[inTx ? 'txReads' : 'reads']++, ex.get(s, p)),
+  run: (s, p) => (counts[inTx ? 'txWrites' : 'writes']++, ex.run(s, p)),
+  exec: (s) => ex.exec(s),
+});
+const db = { ...counted(raw, false), dialect: raw.dialect, location: raw.location, close: () => raw.close(), transaction: (fn) => (counts.transactions++, raw.transaction((tx) => fn(counted(tx, true)))) };
+const store = createSqlMemoryStore(db);
+const hot = await createHotCache({});
+const queue = createArchiveQueue({ archive: createTurnArchive({ objects: createFsObjectStore({ root: join(dir, 'objects') }), db }) });
+const manager = createMemoryManager({ store, hot, archive: { append: async (u, t) => queue.append(u, t) }, defaultTimeZone: 'Asia/Shanghai' });
+
+const THINGS = ['the quarterly report', 'the TLS certificates', 'the design review notes', 'the invoice for ACME', 'the onboarding checklist', 'the release notes', 'the database migration', 'the team offsite budget'];
+const ZH = ['季度报告', '合同', '周会纪要', '预算表', '上线方案', '客户回访'];
+const WHEN = ['tomorrow at 3pm', 'by Friday', 'next Monday morning', 'tonight', 'in two hours', 'on March 20'];
+let n = 0;
+function nextMessage() {
+  const i = n++;
+  const thing = THINGS[i % THINGS.length];
+  switch (i % 10) {
+    case 0:
+    case 1:
+    case 2:
+      return `Remind me to send ${thing} ${WHEN[i % WHEN.length]} (#${i})`;
+    case 3:
+      return `明天下午三点前把${ZH[i % ZH.length]}发给王经理（${i}）`;
+    case 4:
+      return 'What are my tasks for today?';
+    case 5:
+      return `I finished ${thing}`;
+    case 6:
+      return `We decided to use PostgreSQL for ${thing} because of the reporting needs (#${i})`;
+    case 7:
+      return `My manager is called Dana and she prefers short updates (#${i})`;
+    case 8:
+      return '我还有哪些任务没完成？';
+    default:
+      return `thanks, that helps (#${i})`;
+  }
+}
+const stages = { extract: 0, update: 0, rebuild: 0, respond: 0, total: 0 };
+async function one() {
+  const r = await manager.processMessage({ userId: `bench-user-${Math.floor(Math.random() * USERS)}`, text: nextMessage() });
+  for (const k in stages) stages[k] += r.metrics.latencyMs[k];
+}
+async function pass(inFlight) {
+  for (const k in stages) stages[k] = 0;
+  for (const k in counts) counts[k] = 0;
+  let started = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (started < MESSAGES) {
+      started++;
+      await one();
+    }
+  }));
+  await queue.flush(); // the archive's share of the work belongs to these messages
+  const cpu = process.cpuUsage(cpu0);
+  const per = (x) => (x / MESSAGES).toFixed(2);
+  return {
+    'in flight': inFlight,
+    'CPU ms/msg': ((cpu.user + cpu.system) / 1000 / MESSAGES).toFixed(2),
+    'msg/s': (MESSAGES / ((performance.now() - t0) / 1000)).toFixed(0),
+    ...Object.fromEntries(Object.entries(stages).map(([k, v]) => [`${k} ms`, per(v)])),
+    'reads/msg': per(counts.reads),
+    'writes/msg': per(counts.writes),
+    'tx/msg': per(counts.transactions),
+    'in-tx statements/msg': per(counts.txReads + counts.txWrites),
+  };
+}
+
+const load0 = loadavg()[0];
+for (let i = 0; i < 600; i++) await one(); // warm-up: JIT, full-text index, users' first turns
+const rows = [await pass(1), await pass(CONCURRENCY)];
+console.log(`\nbench:process-message-cpu — processMessage in-process, ${USERS} users, ${MESSAGES} messages a pass (load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)})\n`);
+table(rows);
+console.log('\nstage columns are wall-time means from the manager (concurrent pass: including waits)');
+await queue.close();
+await hot.close();
+await raw.close();
+rmSync(dir, { recursive: true, force: true });

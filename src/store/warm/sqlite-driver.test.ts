@@ -1,0 +1,100 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SqlDatabase } from './sql.js';
+import { createBetterSqliteDriver } from './sqlite-driver.js';
+
+let dir: string;
+const open: SqlDatabase[] = [];
+const connect = async (path = join(dir, 'g.db')) => {
+  const db = await createBetterSqliteDriver({ path, busyTimeoutMs: 2000 }).connect();
+  open.push(db);
+  return db;
+};
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ctxvm-sqlite-group-'));
+});
+afterEach(async () => {
+  for (const db of open.splice(0)) await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** What another connection (as a second process would) reads: the rows' keys committed so far. */
+async function committedKeys(path: string): Promise<string[]> {
+  const { default: Database } = await import('better-sqlite3');
+  const other = new Database(path, { readonly: true });
+  try {
+    return (other.prepare('SELECT k FROM t').all() as { k: string }[]).map((r) => r.k);
+  } finally {
+    other.close();
+  }
+}
+const committedRows = async (path: string) => (await committedKeys(path)).length;
+
+describe('SQLite driver: group commit of concurrent transactions', () => {
+  it('settles every transaction only once it is committed, and a failing one undoes only itself', async () => {
+    const path = join(dir, 'g.db');
+    const db = await connect(path);
+    await db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+    const visibleWhenAcknowledged: boolean[] = [];
+    const txs = Array.from({ length: 40 }, (_, i) =>
+      db
+        .transaction(async (tx) => {
+          await tx.run('INSERT INTO t (k, v) VALUES (?, ?)', [`k${i}`, i]);
+          if (i % 7 === 3) throw new Error(`fail ${i}`);
+          return i;
+        })
+        .then(async (v) => {
+          // acknowledged ⇒ committed: another connection already sees the row
+          visibleWhenAcknowledged.push((await committedKeys(path)).includes(`k${v}`));
+          return v;
+        }),
+    );
+    const results = await Promise.allSettled(txs);
+    const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [i] : []));
+    expect(failed).toEqual(Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 7 === 3));
+    expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value)).toEqual(
+      Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 7 !== 3),
+    );
+    const rows = await db.all<{ k: string }>('SELECT k FROM t ORDER BY v');
+    expect(rows.map((r) => r.k)).toEqual(Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 7 !== 3).map((i) => `k${i}`));
+    expect(visibleWhenAcknowledged).toHaveLength(40 - failed.length);
+    expect(visibleWhenAcknowledged.every(Boolean)).toBe(true);
+  });
+
+  it('keeps readers outside a group waiting until it commits (they never see half a group)', async () => {
+    const db = await connect();
+    await db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+    const writes = Array.from({ length: 10 }, (_, i) => db.transaction(async (tx) => void (await tx.run('INSERT INTO t (k, v) VALUES (?, ?)', [`k${i}`, i]))));
+    const counts: number[] = [];
+    const reads = Array.from({ length: 10 }, () => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t').then((r) => counts.push(Number(r!.n))));
+    await Promise.all([...writes, ...reads]);
+    expect(counts.every((n) => n === 0 || n === 10)).toBe(true);
+    expect((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t'))!.n).toBe(10);
+  });
+
+  it('commits a group left open for a transaction of a handle that was closed meanwhile', async () => {
+    const path = join(dir, 'g.db');
+    const a = await connect(path);
+    const b = await createBetterSqliteDriver({ path, busyTimeoutMs: 2000 }).connect();
+    await a.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+    const first = a.transaction(async (tx) => void (await tx.run("INSERT INTO t (k, v) VALUES ('a', 1)")));
+    const closing = b.close();
+    const late = b.transaction(async (tx) => void (await tx.run("INSERT INTO t (k, v) VALUES ('b', 2)")));
+    await first;
+    await closing;
+    await expect(late).rejects.toMatchObject({ code: 'E_USAGE' });
+    expect(await committedRows(path)).toBe(1);
+  });
+});
+
+describe('SQLite driver: options', () => {
+  it('sets the WAL autocheckpoint when asked, and leaves SQLite default otherwise', async () => {
+    const tuned = await createBetterSqliteDriver({ path: join(dir, 'a.db'), walAutocheckpointPages: 10_000 }).connect();
+    open.push(tuned);
+    expect(await tuned.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 10_000 });
+    const plain = await connect(join(dir, 'b.db'));
+    expect(await plain.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 1000 });
+  });
+});
