@@ -17,7 +17,7 @@
  */
 import type { HotCache, HotCacheLogger } from '../store/hot-cache.js';
 import { createReadCache, type ReadCacheConsistency, type ReadCacheStats, type ReadFamily } from './cache/read-cache.js';
-import type { ListTasksOptions, MemoryStore, SearchOptions, UserMemoryStore } from './memory-store.js';
+import type { ListTasksOptions, MemoryStore, SearchOptions, UserMemoryStore, UserScopeOptions } from './memory-store.js';
 
 export type { ReadCacheConsistency, ReadCacheStats } from './cache/read-cache.js';
 
@@ -72,8 +72,8 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
     ...(options.logger ? { logger: options.logger } : {}),
   });
 
-  function forUser(userId: string): UserMemoryStore {
-    const inner = warm.forUser(userId); // checks the user id
+  function forUser(userId: string, scope?: UserScopeOptions): UserMemoryStore {
+    const inner = warm.forUser(userId, scope); // checks the user id
     const read = <T>(key: string | undefined, family: ReadFamily, load: () => Promise<T>): Promise<T> =>
       key === undefined ? cache.bypass(load) : cache.read(userId, key, family, load);
     /** Values of many ids, one cache entry each (`<prefix><id>`); the misses come from one `load` call. */

@@ -196,6 +196,11 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     return store.forUser(userId);
   }
 
+  /** The user's store stamping what it writes with `atMs` (a message's own time). */
+  function userAt(userId: string, atMs: number): UserMemoryStore {
+    return store.forUser(userId, { atMs });
+  }
+
   async function buildContext(userId: string, query: string, opts: { now?: number; budgetTokens?: number; excludeTurnIds?: readonly string[] } = {}): Promise<RebuiltContext> {
     const store = user(userId);
     const fn = await getRebuild();
@@ -276,8 +281,8 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   async function processMessage(message: IncomingMessage, llm: LlmCallback = createOfflineResponder()): Promise<ProcessResult> {
     checkMessage(message);
     const t0 = performance.now();
-    const store = user(message.userId);
     const now = message.now ?? clock.now();
+    const store = userAt(message.userId, now);
     const timeZone = await timeZoneOf(message.userId);
 
     // 1. extract
@@ -364,7 +369,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       const x = await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store);
       result.byIntent[x.intent] = (result.byIntent[x.intent] ?? 0) + 1;
       if (WRITE_INTENTS.has(x.intent) && x.confidence >= clarifyBelow && !x.clarification) {
-        const changes = await applyExtraction(store, x, turn.id);
+        const changes = await applyExtraction(userAt(userId, atMs), x, turn.id);
         if (changes.length) {
           result.applied++;
           await recent.remember(store, changes.map(toRecent));

@@ -214,12 +214,22 @@ export interface UserMemoryStore {
   accessStats(kind: MemoryKind, ids: readonly string[]): Promise<Map<string, { count: number; lastMs: number }>>;
 }
 
+/** Options of `MemoryStore.forUser`. */
+export interface UserScopeOptions {
+  /**
+   * Time stamped on the records and history entries written through this handle, Unix ms
+   * (default: the store's clock). The manager passes a message's own time, so a replayed or
+   * back-dated conversation keeps its dates.
+   */
+  atMs?: number;
+}
+
 /** A warm memory store over one database. */
 export interface MemoryStore {
   /** Which backend: "sqlite" or "postgres". */
   readonly driver: string;
   /** The door to one user's memory; throws a UsageError for an empty or non-string userId. */
-  forUser(userId: string): UserMemoryStore;
+  forUser(userId: string, options?: UserScopeOptions): UserMemoryStore;
   /** Closes the underlying database when this store opened it. */
   close(): Promise<void>;
   /**

@@ -122,6 +122,21 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       await expect(u.createTask({ title: '' })).rejects.toMatchObject({ code: 'E_USAGE' });
     });
 
+    it('stamps what a handle opened with atMs writes with that time, and rejects a bad one', async () => {
+      const then = T0 - 30 * 86_400_000;
+      const past = h.store.forUser('alice', { atMs: then });
+      const task = await past.createTask({ title: 'file the March report' }, 't1');
+      expect(task).toMatchObject({ createdAtMs: then, updatedAtMs: then });
+      const done = await past.updateTask(task.id, { status: 'done' }, 't2');
+      expect(done).toMatchObject({ createdAtMs: then, updatedAtMs: then });
+      const fact = await past.setFact({ kind: 'fact', text: 'lives in Hangzhou' });
+      expect(fact).toMatchObject({ createdAtMs: then, updatedAtMs: then });
+      expect((await u.history({ recordId: task.id })).map((e) => e.atMs)).toEqual([then, then]);
+      // the plain handle still uses the store's clock
+      expect(await u.createTask({ title: 'now' })).toMatchObject({ createdAtMs: T0 });
+      expect(() => h.store.forUser('alice', { atMs: Number.NaN })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+    });
+
     it('lists open tasks by due time first, then the rest by update time', async () => {
       const undated = await u.createTask({ title: 'undated' });
       clock.advance(1);

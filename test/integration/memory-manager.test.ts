@@ -52,6 +52,9 @@ describe('the seed conversation (Chinese)', () => {
     expect(review.dueAtMs).toBe(at(15));
     expect(report.dueAtMs).toBe(at(18));
     expect(review.sourceTurnIds).toEqual([r1.turnIds.user]);
+    // records carry the message's own time, not the wall clock
+    expect(review).toMatchObject({ createdAtMs: at(9, 30), updatedAtMs: at(9, 30) });
+    expect(report.createdAtMs).toBe(at(9, 31));
 
     const r3 = await manager.processMessage({ userId: u, text: '下午后还有啥要做到？', now: at(9, 32) });
     expect(r3.extraction.intent).toBe('query_tasks');
@@ -66,7 +69,7 @@ describe('the seed conversation (Chinese)', () => {
     expect(r4.applied).toEqual([expect.objectContaining({ action: 'completed', id: report.id })]);
     expect((await manager.user(u).getTask(report.id))!.status).toBe('done');
     const history = await manager.user(u).history({ recordId: report.id });
-    expect(history.some((h) => h.field === 'status' && JSON.parse(h.oldValue!) === 'todo' && JSON.parse(h.newValue!) === 'done' && h.turnId === r4.turnIds.user)).toBe(true);
+    expect(history.some((h) => h.field === 'status' && JSON.parse(h.oldValue!) === 'todo' && JSON.parse(h.newValue!) === 'done' && h.turnId === r4.turnIds.user && h.atMs === at(9, 33))).toBe(true);
 
     // the full-history size is tracked for comparison with the rebuilt context
     expect(r4.metrics.fullHistoryTokens).toBeGreaterThan(0);
@@ -74,6 +77,20 @@ describe('the seed conversation (Chinese)', () => {
       expect(r.metrics.latencyMs.total).toBeGreaterThan(0);
       expect(r.context.tokens).toBeLessThanOrEqual(r.context.budgetTokens);
     }
+  });
+
+  it('ingests a dated conversation with each record stamped at its turn', async () => {
+    const t1 = Date.parse('2023-05-08T13:56:00Z');
+    const t2 = Date.parse('2023-05-09T08:00:00Z');
+    const result = await manager.ingest('dora', [
+      { role: 'user', text: 'Remind me to renew my passport by Friday', atMs: t1 },
+      { role: 'assistant', text: 'Noted.', atMs: t1 + 1000 },
+      { role: 'user', text: 'I finished renewing my passport', atMs: t2 },
+    ]);
+    expect(result.applied).toBe(2);
+    const [task] = await manager.user('dora').listTasks();
+    expect(task).toMatchObject({ status: 'done', createdAtMs: t1, updatedAtMs: t2 });
+    expect((await manager.user('dora').history({ recordId: task!.id })).map((e) => e.atMs)).toEqual([t2, t1]);
   });
 
   it('keeps the stable prefix byte-identical between turns while memory that feeds it is unchanged', async () => {

@@ -33,6 +33,8 @@ export interface UserScope {
   readonly userId: string;
   /** Index key of the user (see `userKeyOf`). */
   readonly userKey: string;
+  /** Time stamped on writes through this scope, Unix ms (default: `ctx.now()` at each write). */
+  readonly atMs?: number;
 }
 
 /** Throws a UsageError unless `userId` is a non-empty string without NUL (PostgreSQL text cannot hold one). */
@@ -88,7 +90,7 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<T>): Promise<T> {
   const { ctx, userId, userKey } = scope;
   await ctx.ready();
-  const atMs = ctx.now();
+  const atMs = scope.atMs ?? ctx.now();
   return ctx.db.transaction(async (tx) => {
     const row = await tx.get<Row>('SELECT version, next_seq FROM memory_versions WHERE user_id = ?', [userId]);
     const version = num(row?.version);

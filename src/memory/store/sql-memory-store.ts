@@ -11,11 +11,12 @@
  *   history.ts      change history     access.ts    access stats     search.ts full-text search
  *   fulltext*.ts    the dialect-specific full-text index
  */
+import { UsageError } from '../../errors.js';
 import { openWarmDatabase } from '../../store/warm/open.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
 import { createSegmenter } from '../../text/segment.js';
 import { createSearchAnalyzer } from '../analyzer.js';
-import type { MemoryStore, UserMemoryStore } from '../memory-store.js';
+import type { MemoryStore, UserMemoryStore, UserScopeOptions } from '../memory-store.js';
 import { accessStats, flushTouches, touch, touchMany } from './access.js';
 import { assertUserId, userKeyOf, type Analyzer, type StoreContext, type UserScope } from './context.js';
 import { addDecision, listDecisions } from './decisions.js';
@@ -93,9 +94,11 @@ export function createSqlMemoryStore(db: SqlDatabase, options: SqlMemoryStoreOpt
   return {
     driver: db.dialect,
     db,
-    forUser(userId: string) {
+    forUser(userId: string, scope?: UserScopeOptions) {
       assertUserId(userId);
-      return userStore({ ctx, userId, userKey: userKeyOf(userId) });
+      const atMs = scope?.atMs;
+      if (atMs !== undefined && !Number.isFinite(atMs)) throw new UsageError(`forUser: atMs must be a finite Unix ms instant, got ${String(atMs)}`);
+      return userStore({ ctx, userId, userKey: userKeyOf(userId), ...(atMs !== undefined ? { atMs } : {}) });
     },
     async close() {
       if (closed) return;
