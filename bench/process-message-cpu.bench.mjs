@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireDist, root, table } from './lib.mjs';
+import { createMessageMix } from './message-mix.mjs';
 
 requireDist();
 const MESSAGES = Number(process.env.BENCH_PM_MESSAGES ?? 2000);
@@ -45,34 +46,7 @@ const hot = await createHotCache({});
 const queue = createArchiveQueue({ archive: createTurnArchive({ objects: createFsObjectStore({ root: join(dir, 'objects') }), db }) });
 const manager = createMemoryManager({ store, hot, archive: { append: async (u, t) => queue.append(u, t) }, defaultTimeZone: 'Asia/Shanghai' });
 
-const THINGS = ['the quarterly report', 'the TLS certificates', 'the design review notes', 'the invoice for ACME', 'the onboarding checklist', 'the release notes', 'the database migration', 'the team offsite budget'];
-const ZH = ['季度报告', '合同', '周会纪要', '预算表', '上线方案', '客户回访'];
-const WHEN = ['tomorrow at 3pm', 'by Friday', 'next Monday morning', 'tonight', 'in two hours', 'on March 20'];
-let n = 0;
-function nextMessage() {
-  const i = n++;
-  const thing = THINGS[i % THINGS.length];
-  switch (i % 10) {
-    case 0:
-    case 1:
-    case 2:
-      return `Remind me to send ${thing} ${WHEN[i % WHEN.length]} (#${i})`;
-    case 3:
-      return `明天下午三点前把${ZH[i % ZH.length]}发给王经理（${i}）`;
-    case 4:
-      return 'What are my tasks for today?';
-    case 5:
-      return `I finished ${thing}`;
-    case 6:
-      return `We decided to use PostgreSQL for ${thing} because of the reporting needs (#${i})`;
-    case 7:
-      return `My manager is called Dana and she prefers short updates (#${i})`;
-    case 8:
-      return '我还有哪些任务没完成？';
-    default:
-      return `thanks, that helps (#${i})`;
-  }
-}
+const nextMessage = createMessageMix();
 const stages = { extract: 0, update: 0, rebuild: 0, respond: 0, total: 0 };
 async function one() {
   const r = await manager.processMessage({ userId: `bench-user-${Math.floor(Math.random() * USERS)}`, text: nextMessage() });
