@@ -1,6 +1,6 @@
 /** Small building blocks every view uses: cards, loading and error notes, a data loader hook. */
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { useI18n } from './i18n.js';
 
@@ -66,18 +66,23 @@ export function useNarrow(): boolean {
 
 /** Loads `load()` when `deps` change; `reload()` runs it again. Answers to superseded calls are dropped. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  // a new object whenever the deps change, during render: data loaded for other deps is never
+  // shown, not even in the render before the effect below starts the new load
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const key = useMemo(() => ({}), deps);
+  const [state, setState] = useState<{ key: object | undefined; data: T | undefined; error: unknown; loading: boolean }>({ key: undefined, data: undefined, error: undefined, loading: true });
   const generation = useRef(0);
   // new deps clear the old data; reload() keeps it on screen until the new answer arrives
   const run = useCallback((keep: boolean) => {
     const mine = ++generation.current;
-    setState((s) => ({ data: keep ? s.data : undefined, loading: true, error: undefined }));
+    setState((s) => ({ key, data: keep ? s.data : undefined, loading: true, error: undefined }));
     load().then(
-      (data) => mine === generation.current && setState({ data, error: undefined, loading: false }),
-      (error: unknown) => mine === generation.current && setState((s) => ({ data: s.data, error, loading: false })),
+      (data) => mine === generation.current && setState({ key, data, error: undefined, loading: false }),
+      (error: unknown) => mine === generation.current && setState((s) => ({ key, data: s.data, error, loading: false })),
     );
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps);
+  }, [key]);
   useEffect(() => run(false), [run]);
-  return { ...state, reload: () => run(true) };
+  const current = state.key === key;
+  return { data: current ? state.data : undefined, error: current ? state.error : undefined, loading: current ? state.loading : true, reload: () => run(true) };
 }
