@@ -11,6 +11,7 @@ import type { CommandContext } from '../io.js';
 import { parseTimeZoneOption } from '../memory-options.js';
 import { waitForStopSignal } from '../stop-signal.js';
 import type { ServeOptions } from './serve.js';
+import { reminderSettings } from '../serve-reminders.js';
 
 /** Marks a process forked by `serve --workers` (the primary sets it). */
 export const WORKER_ENV = 'CTXVM_SERVE_WORKER';
@@ -91,19 +92,12 @@ export async function servePrimary(opts: ServeOptions, ctx: CommandContext, coun
     await allUp;
     firstUp = undefined;
     if (services) {
-      const secret = ctx.io.env.CTXVM_WEBHOOK_SECRET || undefined;
       reminders = startServerReminders({
         store: services.store,
         manager: services.manager,
         db: services.db,
-        ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
-        ...(opts.reminderWebhook ? { webhook: { url: opts.reminderWebhook, ...(secret ? { secret } : {}) } } : { sink: createClusterReminderSink({ peers: live }) }),
-        ...(opts.reminderLead !== undefined ? { leadMs: opts.reminderLead * 60_000 } : {}),
-        ...(opts.reminderInterval !== undefined ? { intervalMs: opts.reminderInterval * 1000 } : {}),
-        onTick: (report) => {
-          for (const o of report.outcomes) logger[o.status === 'retrying' ? 'debug' : 'info']({ reminder: o.id, user: o.userId, status: o.status, ...(o.error ? { error: o.error } : {}) }, 'reminder');
-        },
-        onError: (error) => logger.warn({ err: (error as Error)?.message ?? String(error) }, 'reminder scan failed; retrying at the next interval'),
+        ...reminderSettings(opts, ctx.io.env, configured, logger),
+        ...(opts.reminderWebhook ? {} : { sink: createClusterReminderSink({ peers: live }) }),
       });
     }
     const first = [...listening.values()][0]!;

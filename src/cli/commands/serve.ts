@@ -7,6 +7,7 @@ import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
 import { parseTimeZoneOption, positiveInt } from '../memory-options.js';
 import { PACKAGE_VERSION } from '../version.js';
+import { reminderSettings } from '../serve-reminders.js';
 import { servePrimary, WORKER_ENV, WORKER_NO_ENV, waitForWorkerStop } from './serve-cluster.js';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -90,24 +91,10 @@ async function serveProcess(opts: ServeOptions, ctx: CommandContext, worker: boo
   // A worker streams reminders the primary's scheduler sends it; it schedules nothing itself.
   const workerHub = worker && opts.reminders !== false && !opts.reminderWebhook ? createReminderHub() : undefined;
   const unbridge = workerHub ? bridgeWorkerReminders(workerHub) : undefined;
-  const secret = ctx.io.env.CTXVM_WEBHOOK_SECRET || undefined;
   const reminders =
     opts.reminders === false || worker
       ? undefined
-      : startServerReminders({
-          store: services.store,
-          manager: services.manager,
-          db: services.db,
-          ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
-          ...(opts.reminderWebhook ? { webhook: { url: opts.reminderWebhook, ...(secret ? { secret } : {}) } } : {}),
-          ...(opts.reminderLead !== undefined ? { leadMs: opts.reminderLead * 60_000 } : {}),
-          ...(opts.reminderInterval !== undefined ? { intervalMs: opts.reminderInterval * 1000 } : {}),
-          onTick: (report) => {
-            // retries are routine with SSE (nobody listening yet): debug; the rest: info
-            for (const o of report.outcomes) logger[o.status === 'retrying' ? 'debug' : 'info']({ reminder: o.id, user: o.userId, status: o.status, ...(o.error ? { error: o.error } : {}) }, 'reminder');
-          },
-          onError: (error) => logger.warn({ err: (error as Error)?.message ?? String(error) }, 'reminder scan failed; retrying at the next interval'),
-        });
+      : startServerReminders({ store: services.store, manager: services.manager, db: services.db, ...reminderSettings(opts, ctx.io.env, configured, logger) });
   try {
     const hub = workerHub ?? (reminders && !opts.reminderWebhook ? reminders.hub : undefined);
     const { app } = createHttpApp(hub ? { ...services, reminders: hub } : services, {
