@@ -16,7 +16,7 @@ describe('structural JSON scanning', () => {
         expect(scanArray(arr, 0, arr.length, (s, e) => items.push(parseSlice(arr, s, e)))).toBe(arr.length);
         expect(items).toEqual(JSON.parse(arr.toString('utf8')));
       }),
-      { numRuns: 300 },
+      { numRuns: 300, examples: [[{ ['__proto__']: [] }], [JSON.parse('{"__proto__":{"a":1},"b":2}') as Record<string, unknown>]] },
     );
   });
 
