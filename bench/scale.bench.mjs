@@ -17,14 +17,17 @@
 // Env: SCALE_BACKENDS=sqlite,postgres  DATABASE_URL (default postgres://postgres:postgres@127.0.0.1:5432/ctxvm_test)
 //      REDIS_URL (default redis://127.0.0.1:6379)  SCALE_REQUESTS (20000)  SCALE_UNCACHED (300)
 //      SCALE_WRITE_PCT (5)  SCALE_TICK_MS (50)  SCALE_BATCH (500)  CTXVM_DIST (default dist/)
+//      SCALE_REFRESH=0 turns refresh-ahead off (the manager's default is on with a hot tier)
 //      KEEP=1 keeps the SQLite file and the PostgreSQL schema. --json prints one JSON document.
 //
 // Hit rates reported for the replay (each over the replayed rebuild requests or lookups):
 //   rebuildResults  THE hot-tier hit rate of the target: rebuild requests answered with a cached
 //                   context (no rebuild; the only warm work left is recording access statistics);
-//   exactCeiling    the most any exact whole-context cache could reach on this request stream:
-//                   requests repeating an earlier (user, question) with no write by that user in
-//                   between (first requests and writes miss by necessity; TTL and clock ignored);
+//   exactCeiling    the most an exact whole-context cache filled only by requests could reach on
+//                   this stream: requests repeating an earlier (user, question) with no write by
+//                   that user in between (TTL and clock ignored). Refresh-ahead goes past it by
+//                   rebuilding a user's most asked questions in the background after a write;
+//                   its background rebuilds are reported next to the rebuilds made on request;
 //   cachedReads     lookups of cached warm reads (task/fact/project lists, search hits, turns,
 //                   neighbourhoods, the version) that the hot tier answered;
 //   values          rebuild results and cached reads together (every cached value looked up);
@@ -49,6 +52,7 @@ const UNCACHED = Number(env.SCALE_UNCACHED ?? 300);
 const WRITE_PCT = Number(env.SCALE_WRITE_PCT ?? 5);
 const TICK_MS = Number(env.SCALE_TICK_MS ?? 50);
 const BATCH = Number(env.SCALE_BATCH ?? 500);
+const REFRESH = env.SCALE_REFRESH !== '0';
 const BACKENDS = (env.SCALE_BACKENDS ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
 const PG_URL = env.DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/ctxvm_test';
 const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -213,7 +217,10 @@ async function uncachedRebuilds(store, tokens) {
 
 async function replay(store, hot, tokens) {
   const cached = createCachedMemoryStore({ store, hot });
-  const manager = createMemoryManager({ store: cached, hot, tokens, defaultTimeZone: 'Asia/Shanghai' });
+  // Simulated time: the manager's clock (refresh-ahead rebuilds as of it) follows the replay.
+  let simNow = T0;
+  const clock = { now: () => simNow };
+  const manager = createMemoryManager({ store: cached, hot, tokens, clock, defaultTimeZone: 'Asia/Shanghai', ...(REFRESH ? {} : { refreshAhead: false }) });
   const nextUser = zipf(USERS, 1.1);
   const nextQuestion = zipf(QUESTIONS.length, 1.0);
   const all = [], hits = [], misses = [], writes = [];
@@ -223,7 +230,7 @@ async function replay(store, hot, tokens) {
   let repeatable = 0;
   const before = hot.stats();
   for (let i = 0; i < REQUESTS; i++) {
-    const now = T0 + i * TICK_MS;
+    const now = (simNow = T0 + i * TICK_MS);
     const uid = userId(nextUser());
     if (rnd() * 100 < WRITE_PCT) {
       userWrites.set(uid, (userWrites.get(uid) ?? 0) + 1);
@@ -252,6 +259,8 @@ async function replay(store, hot, tokens) {
     if (i % 200 === 0) progress(`  replay: ${i}/${REQUESTS}`);
   }
   progress('');
+  await manager.refreshAhead?.settled();
+  const refresh = manager.refreshAhead?.stats() ?? null;
   const after = hot.stats();
   const lookups = after.hits - before.hits + (after.misses - before.misses);
   const reads = cached.readStats();
@@ -271,6 +280,7 @@ async function replay(store, hot, tokens) {
     },
     counts: { rebuilds: all.length, rebuildHits, reads, hotHits: after.hits - before.hits, hotMisses: after.misses - before.misses },
     hotErrors: after.errors - before.errors,
+    refreshAhead: refresh,
   };
 }
 
@@ -294,6 +304,7 @@ for (const name of BACKENDS) {
     if (replayed.rebuildHit) log(`    served from the hot tier: p50 ${replayed.rebuildHit.p50} ms  p95 ${replayed.rebuildHit.p95} ms  (n=${replayed.rebuildHit.n})`);
     if (replayed.rebuildMiss) log(`    rebuilt:                  p50 ${replayed.rebuildMiss.p50} ms  p95 ${replayed.rebuildMiss.p95} ms  (n=${replayed.rebuildMiss.n})`);
     log(`  hot-tier hit rate (rebuild results): ${replayed.hitRate.rebuildResults}% of ${replayed.rebuild.n} rebuilds; exact-cache ceiling of this stream ${replayed.hitRate.exactCeiling}%`);
+    if (replayed.refreshAhead) log(`    refresh-ahead: ${replayed.refreshAhead.rebuilds} background rebuilds in ${replayed.refreshAhead.passes} passes after writes (${replayed.counts.rebuilds - replayed.counts.rebuildHits} rebuilt on request)${replayed.refreshAhead.failed ? `, ${replayed.refreshAhead.failed} failed` : ''}`);
     log(`    cached reads ${replayed.hitRate.cachedReads}%; cached values (results + reads) ${replayed.hitRate.values}%; every hot lookup incl. generation tokens ${replayed.hitRate.hotLookups}%${replayed.hotErrors ? `; ${replayed.hotErrors} hot errors` : ''}`);
     report.results.push({ backend: name, hot: hot.name, ingest, databaseBytes: bytes, uncachedRebuild: uncached, ...replayed });
   } finally {

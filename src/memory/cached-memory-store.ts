@@ -48,6 +48,12 @@ export interface CachedMemoryStore extends MemoryStore {
   readonly consistency: ReadCacheConsistency;
   /** Counters of cached reads (hits, misses, bypassed). */
   readStats(): ReadCacheStats;
+  /**
+   * Calls `listener` with the user id after each write through this store (once the cached
+   * values it may have changed are retired, also when the write failed); returns the
+   * unsubscribe function. Refresh-ahead of cached rebuilds listens here.
+   */
+  onWrite(listener: (userId: string) => void): () => void;
 }
 
 /** Default lifetime of cached values, ms. */
@@ -71,6 +77,11 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
     warmVersion: (userId) => warm.forUser(userId).version(),
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  const writeListeners = new Set<(userId: string) => void>();
+  const wroteFor = async (userId: string, family: ReadFamily): Promise<void> => {
+    await cache.wrote(userId, family);
+    for (const listener of writeListeners) listener(userId);
+  };
 
   function forUser(userId: string, scope?: UserScopeOptions): UserMemoryStore {
     const inner = warm.forUser(userId, scope); // checks the user id
@@ -93,10 +104,10 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
       try {
         result = await run();
       } catch (error) {
-        await cache.wrote(userId, family);
+        await wroteFor(userId, family);
         throw error;
       }
-      if (changed(result)) await cache.wrote(userId, family);
+      if (changed(result)) await wroteFor(userId, family);
       return result;
     }
 
@@ -176,6 +187,10 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
     forUser,
     close: () => warm.close(),
     readStats: () => cache.stats(),
+    onWrite(listener) {
+      writeListeners.add(listener);
+      return () => void writeListeners.delete(listener);
+    },
     ...(warm.dueTasks ? { dueTasks: warm.dueTasks.bind(warm) } : {}),
     ...(warm.listUsers ? { listUsers: warm.listUsers.bind(warm) } : {}),
   };

@@ -18,6 +18,7 @@ import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Turn } from './model.js';
 import { createRecentEntities, type RecentEntities } from './recent-entities.js';
 import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStoreOptions } from './cached-memory-store.js';
+import { createRefreshAhead, type RefreshAhead, type RefreshAheadOptions } from './cache/refresh-ahead.js';
 
 /** Something that reads a message (the rule extractor, or the LLM extractor with rules as fallback). */
 export interface MessageExtractor {
@@ -34,6 +35,8 @@ export interface RebuildRequest {
   systemPrompt?: string;
   /** Turns to leave out of the history layer (the message being answered). */
   excludeTurnIds?: readonly string[];
+  /** Record the records used as used (default true; false for a refresh-ahead rebuild). */
+  touch?: boolean;
 }
 
 /** Builds the six-layer context for `query` (the rebuilder; injectable for tests and experiments). */
@@ -75,6 +78,13 @@ export interface MemoryManagerOptions {
    * and rebuild caches are keyed by the warm version and need nothing.)
    */
   multiProcess?: boolean;
+  /**
+   * After a user's memory changes, rebuild the questions they ask most in the background so the
+   * next request for one is served from the hot tier (./cache/refresh-ahead.ts). Default: on
+   * when `hot` is set and reads go through the read cache; `false` turns it off. Refreshes run
+   * as of `clock.now()`.
+   */
+  refreshAhead?: boolean | RefreshAheadOptions;
 }
 
 /** One incoming message. */
@@ -128,6 +138,8 @@ export interface MemoryManager {
   timeZoneOf(userId: string): Promise<TimeZone>;
   /** The door to one user's warm memory. */
   user(userId: string): UserMemoryStore;
+  /** Background rebuilds after writes (undefined when off). */
+  readonly refreshAhead: RefreshAhead | undefined;
 }
 
 /** One turn to ingest (`ctxvm memory ingest` JSON lines). */
@@ -178,6 +190,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   const store = withReadCache(options);
   // Versions read through the hot tier (generation tokens) cost no warm query when cached.
   const prefetchVersion = isCachedMemoryStore(store) && store.consistency === 'generation';
+  const refreshAhead = startRefreshAhead();
 
   const getExtractor = async (): Promise<MessageExtractor> => (extractor ??= (await import('./extract/extract.js')).createRuleExtractor());
   const getRebuild = async (): Promise<RebuildFn> => (rebuild ??= (await import('./rebuild/index.js')).rebuildContext as RebuildFn);
@@ -201,7 +214,21 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     return store.forUser(userId, { atMs });
   }
 
-  async function buildContext(userId: string, query: string, opts: { now?: number; budgetTokens?: number; excludeTurnIds?: readonly string[] } = {}): Promise<RebuiltContext> {
+  function startRefreshAhead(): RefreshAhead | undefined {
+    const setting = options.refreshAhead ?? true;
+    if (setting === false || !options.hot || !isCachedMemoryStore(store)) return undefined;
+    const refresh = createRefreshAhead((userId, q) => contextFor(userId, q.query, { now: clock.now(), budgetTokens: q.budgetTokens, touch: false }), setting === true ? {} : setting);
+    store.onWrite((userId) => refresh.wrote(userId));
+    return refresh;
+  }
+
+  async function buildContext(userId: string, query: string, opts: { now?: number; budgetTokens?: number } = {}): Promise<RebuiltContext> {
+    const context = await contextFor(userId, query, opts);
+    refreshAhead?.asked(userId, { query, budgetTokens: opts.budgetTokens ?? budgetTokens });
+    return context;
+  }
+
+  async function contextFor(userId: string, query: string, opts: { now?: number; budgetTokens?: number; excludeTurnIds?: readonly string[]; touch?: boolean } = {}): Promise<RebuiltContext> {
     const store = user(userId);
     const fn = await getRebuild();
     if (prefetchVersion) {
@@ -218,6 +245,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       ...(options.hot ? { cache: options.hot } : {}),
       systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
       ...(opts.excludeTurnIds ? { excludeTurnIds: opts.excludeTurnIds } : {}),
+      ...(opts.touch === false ? { touch: false } : {}),
     });
   }
 
@@ -297,12 +325,14 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const unresolved = CHANGE_INTENTS.has(extraction.intent) && !extraction.target;
     const clarify = WRITE_INTENTS.has(extraction.intent) && (unresolved || extraction.confidence < clarifyBelow || extraction.clarification !== undefined);
     const applied = clarify ? [] : await applyExtraction(store, extraction, userTurnId);
+    // No hot-tier invalidation here: cached reads are retired by the writes themselves and cached
+    // rebuilds are keyed by the memory version (invalidating the user would also drop the list
+    // of recently mentioned records just remembered).
     if (applied.length) await recent.remember(store, applied.map(toRecent));
-    if (applied.length && options.hot) await options.hot.invalidateUser(message.userId);
     const t2 = performance.now();
 
     // 3. reset: nothing of the raw chat is carried over; 4. rebuild from memory
-    const context = await buildContext(message.userId, message.text, { now, excludeTurnIds: [userTurnId] });
+    const context = await contextFor(message.userId, message.text, { now, excludeTurnIds: [userTurnId] });
     const t3 = performance.now();
 
     // 5. respond
@@ -378,11 +408,10 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     }
     historyTokens.delete(userId);
     countedHistory.delete(userId);
-    if (options.hot && result.added) await options.hot.invalidateUser(userId);
     return result;
   }
 
-  return { processMessage, buildContext, ingest, timeZoneOf, user };
+  return { processMessage, buildContext, ingest, timeZoneOf, user, refreshAhead };
 }
 
 /** The store the manager reads through: `options.store`, behind a hot-tier read cache when there is one. */

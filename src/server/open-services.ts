@@ -113,6 +113,8 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
       listUsers: (o) => store.listUsers!(o),
       ...(options.llm ? { llm: options.llm } : {}),
       close: async () => {
+        manager.refreshAhead?.stop();
+        await manager.refreshAhead?.settled();
         await archiveQueue.close().catch((error: unknown) => options.onArchiveError?.(error));
         await opened.close();
         await store.close();

@@ -212,7 +212,9 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
  * the rebuild, see `stableSpan` in rebuild.ts).
  */
 export function optionsHash(o: ResolvedRebuildOptions): string {
-  const { tokens, systemPrompt, nowMs: _now, ...rest } = o;
+  // Only what shapes the text: whether records are marked as used, and how long a result is
+  // kept, do not (a refresh-ahead rebuild, which touches nothing, serves later requests).
+  const { tokens, systemPrompt, nowMs: _now, touch: _touch, cacheTtlMs: _ttl, ...rest } = o;
   return sha256Hex(JSON.stringify({ ...rest, tokenizer: tokens.name, systemPrompt: sha256Hex(systemPrompt) })).slice(0, 32);
 }
 
