@@ -101,6 +101,13 @@ describe('the seed conversation (Chinese)', () => {
     expect(a.context.stablePrefixChars).toBeGreaterThan(0);
     expect(b.context.text.slice(0, b.context.stablePrefixChars)).toBe(a.context.text.slice(0, a.context.stablePrefixChars));
   });
+
+  it('keeps the recently mentioned records in the hot tier after a message that changes memory (what 它 refers to)', async () => {
+    const u = 'carol';
+    const r = await manager.processMessage({ userId: u, text: '记得下午三点要开项目评审会。', now: at(9, 30) });
+    const listed = await hot.get<{ id: string }[]>({ userId: u, kind: 'recent-entities' }, 'list');
+    expect(listed?.map((e) => e.id)).toEqual([r.applied[0]!.id]);
+  });
 });
 
 describe('task lifecycle (English)', () => {
