@@ -110,6 +110,8 @@ export function createRefreshAhead(rebuild: RefreshRebuild, options: RefreshAhea
       if (top.length === 0) continue;
       stats.passes++;
       for (const q of top) {
+        // Requests that came in meanwhile go first: a refresh is worth less than a request.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (stopped) return;
         // A write during this pass re-queues the user: later questions would be built from
         // memory that is already stale; the next pass does them.
