@@ -37,6 +37,8 @@ export interface OpenServerServicesOptions {
   verifiedKeyTtlMs?: number;
   /** Other processes serve from the same warm store (`serve --workers N`): see `MemoryManagerOptions.multiProcess`. */
   multiProcess?: boolean;
+  /** Rebuild users' most asked questions in the background after their memory changes (default true; `MemoryManagerOptions.refreshAhead`). */
+  refreshAhead?: boolean;
 }
 
 /** How long `ctxvm serve` trusts a verified API key without asking the database again, ms. */
@@ -94,6 +96,7 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
       archive: { append: async (userId, turns) => archiveQueue.append(userId, turns) },
       defaultTimeZone: options.timeZone ?? 'UTC',
       ...(options.multiProcess ? { multiProcess: true } : {}),
+      ...(options.refreshAhead === false ? { refreshAhead: false } : {}),
       ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
     });
     const sessions = createSessionOps({

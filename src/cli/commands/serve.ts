@@ -35,6 +35,7 @@ export interface ServeOptions {
   reminderLead?: number;
   reminderInterval?: number;
   workers?: number;
+  refreshAhead: boolean;
 }
 
 
@@ -53,6 +54,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--reminder-webhook <url>', 'deliver reminders to this webhook instead of the SSE streams (signed when CTXVM_WEBHOOK_SECRET is set)')
     .option('--reminder-lead <minutes>', 'remind this many minutes before the due time (default 15)', positiveInt('--reminder-lead'))
     .option('--reminder-interval <seconds>', 'seconds between reminder scans (default 30)', positiveInt('--reminder-interval'))
+    .option('--no-refresh-ahead', 'do not rebuild the questions a user asks most in the background after their memory changes (default: on, so those requests are served from the hot tier)')
     .option('--workers <n>', 'processes serving the port (node:cluster, default 1); each opens its own database connection, the reminder scheduler runs once, in the primary', positiveInt('--workers'))
     .action(async (opts: ServeOptions) => {
       if (!(LEVELS as readonly string[]).includes(opts.logLevel)) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`);
@@ -87,6 +89,7 @@ async function serveProcess(opts: ServeOptions, ctx: CommandContext, worker: boo
     hotLogger: { error: (m, d) => logger.error(d ?? {}, m), warn: (m, d) => logger.warn(d ?? {}, m), info: (m, d) => logger.info(d ?? {}, m) },
     onArchiveError: (error) => logger.warn({ err: (error as Error)?.message ?? String(error) }, 'cold archive flush failed; the turns stay queued and are retried'),
     ...(worker ? { multiProcess: true } : {}),
+    ...(opts.refreshAhead === false ? { refreshAhead: false } : {}),
   });
   // A worker streams reminders the primary's scheduler sends it; it schedules nothing itself.
   const workerHub = worker && opts.reminders !== false && !opts.reminderWebhook ? createReminderHub() : undefined;
