@@ -242,7 +242,9 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       timeZone: await timeZoneOf(userId),
       budgetTokens: opts.budgetTokens ?? budgetTokens,
       tokens: tokenCounter(),
-      ...(options.hot ? { cache: options.hot } : {}),
+      // A rebuild that leaves out the message being answered is keyed by that message's turn id:
+      // it can never be asked for again, so it is neither looked up nor stored.
+      ...(options.hot && !opts.excludeTurnIds?.length ? { cache: options.hot } : {}),
       systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
       ...(opts.excludeTurnIds ? { excludeTurnIds: opts.excludeTurnIds } : {}),
       ...(opts.touch === false ? { touch: false } : {}),
