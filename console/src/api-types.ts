@@ -216,6 +216,7 @@ export interface MetricsSnapshot {
   tokens: { context: number; fullHistory: number; savingsRatio: number };
   hotCache: { hits: number; misses: number; hitRatio: number } | null;
   rebuildCache: { hit: number; miss: number };
+  refreshAhead: { rebuilds: number; failed: number } | null;
   extractions: Record<string, number>;
   requests: { total: number; byRoute: Record<string, number> };
 }

@@ -67,7 +67,13 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
   const now = options.now ?? Date.now;
   const startedAt = now();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const metrics = options.metrics ?? createServerMetrics(services.hot ? { hotStats: () => services.hot!.stats() } : {});
+  const refresh = services.manager.refreshAhead;
+  const metrics =
+    options.metrics ??
+    createServerMetrics({
+      ...(services.hot ? { hotStats: () => services.hot!.stats() } : {}),
+      ...(refresh ? { refreshStats: () => refresh.stats() } : {}),
+    });
   const version = options.version ?? '0.0.0';
   const logContent = options.logContent === true;
   const ops = createMemoryOps(services.manager, services.llm);

@@ -23,6 +23,7 @@ describe('ServerMetrics.snapshot', () => {
     const m = createServerMetrics({ hotStats: () => ({ hits: 3, misses: 1 }) as never });
     expect(m.snapshot().stages.total).toEqual({ count: 0, sumMs: 0, p50Ms: null, p95Ms: null, p99Ms: null });
     for (let i = 0; i < 10; i++) m.observeMessage(message(3, i < 7 ? 'create_task' : 'query_tasks', i % 2 === 0));
+    for (let i = 0; i < 4; i++) m.observeContext({ cached: i > 0 });
     m.observeRequest('/v1/users/{user}/messages', 'POST', 200, 4);
     m.observeRequest('/v1/users/{user}/messages', 'POST', 400, 1);
     m.observeRequest('/healthz', 'GET', 200, 1);
@@ -33,10 +34,18 @@ describe('ServerMetrics.snapshot', () => {
     expect(s.stages.total).toEqual({ count: 10, sumMs: 30, p50Ms: 3.75, p95Ms: 4.875, p99Ms: 4.975 });
     expect(s.tokens).toEqual({ context: 1000, fullHistory: 4000, savingsRatio: 0.75 });
     expect(s.hotCache).toEqual({ hits: 3, misses: 1, hitRatio: 0.75 });
-    expect(s.rebuildCache).toEqual({ hit: 5, miss: 5 });
+    expect(s.rebuildCache).toEqual({ hit: 3, miss: 1 }); // contexts asked for; messages are never counted
+    expect(s.refreshAhead).toBeNull();
     expect(s.extractions).toEqual({ create_task: 7, query_tasks: 3 });
     expect(s.requests).toEqual({ total: 3, byRoute: { 'POST /v1/users/{user}/messages': 2, 'GET /healthz': 1 } });
     expect(m.render()).toContain('ctxvm_stage_duration_seconds_count{stage="total"} 10');
+  });
+
+  it('reports refresh-ahead rebuilds when it runs', () => {
+    const m = createServerMetrics({ refreshStats: () => ({ passes: 2, rebuilds: 5, failed: 1 }) });
+    expect(m.snapshot().refreshAhead).toEqual({ rebuilds: 5, failed: 1 });
+    expect(m.render()).toContain('ctxvm_refresh_ahead_rebuilds_total{result="ok"} 5');
+    expect(m.render()).toContain('ctxvm_refresh_ahead_rebuilds_total{result="failed"} 1');
   });
 
   it('hotCache is null without a hot cache', () => {

@@ -3,6 +3,8 @@
  * latencies, token savings (the full raw history a prompt would otherwise carry vs the rebuilt
  * context), hot-cache hit rate, and extraction counts by intent.
  */
+import type { RefreshAheadStats } from '../memory/cache/refresh-ahead.js';
+import type { RebuiltContext } from '../memory/context.js';
 import type { ProcessResult } from '../memory/manager.js';
 import type { HotCacheStats } from '../store/hot-cache.js';
 import { createRegistry, type Registry } from './prometheus.js';
@@ -14,8 +16,10 @@ export const LATENCY_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02
 export interface ServerMetrics {
   /** One finished HTTP request: route pattern (not the path), method, status, wall time in ms. */
   observeRequest(route: string, method: string, status: number, durationMs: number): void;
-  /** One processMessage call (stage timings, tokens, cache use, intent). */
+  /** One processMessage call (stage timings, tokens, intent). */
   observeMessage(result: Pick<ProcessResult, 'metrics' | 'extraction'>): void;
+  /** One context rebuilt on request (`POST /v1/users/{user}/context`): served from the hot tier or rebuilt. */
+  observeContext(context: Pick<RebuiltContext, 'cached'>): void;
   /** Prometheus text exposition. */
   render(): string;
   /** The same numbers as JSON (`GET /v1/metrics`); percentiles are estimated from the histogram buckets. */
@@ -39,8 +43,14 @@ export interface MetricsSnapshot {
   tokens: { context: number; fullHistory: number; savingsRatio: number };
   /** Hot-cache reads since the server started; null without a hot cache. */
   hotCache: { hits: number; misses: number; hitRatio: number } | null;
-  /** processMessage rebuilds answered from the hot cache (hit) or rebuilt (miss). */
+  /**
+   * Contexts asked for on their own (`POST /context`) served from the hot tier (hit) or rebuilt
+   * (miss). processMessage's rebuild is not counted: it leaves out the message being answered, so
+   * it is never cached.
+   */
   rebuildCache: { hit: number; miss: number };
+  /** Background rebuilds after writes (refresh-ahead); null when it is off. */
+  refreshAhead: { rebuilds: number; failed: number } | null;
   /** Messages processed, by extracted intent. */
   extractions: Record<string, number>;
   /** HTTP requests: all, and per "<METHOD> <route pattern>". */
@@ -73,6 +83,8 @@ export function histogramQuantile(q: number, bounds: readonly number[], counts: 
 export interface ServerMetricsOptions {
   /** Hot-cache counters read at scrape time (default: none). */
   hotStats?: () => HotCacheStats;
+  /** Refresh-ahead counters read at scrape time (default: none). */
+  refreshStats?: () => RefreshAheadStats;
 }
 
 const STAGES = ['extract', 'update', 'rebuild', 'respond', 'total'] as const;
@@ -86,7 +98,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
   const extractions = registry.counter('ctxvm_extractions_total', 'Messages processed, by extracted intent.');
   const contextTokens = registry.counter('ctxvm_context_tokens_total', 'Tokens of the rebuilt contexts sent to the LLM (sum over messages).');
   const historyTokens = registry.counter('ctxvm_full_history_tokens_total', "Tokens the user's whole raw history would have taken as the prompt instead (sum over messages).");
-  const rebuilds = registry.counter('ctxvm_rebuild_cache_total', 'Context rebuilds of processMessage by hot-cache result (hit, miss).');
+  const rebuilds = registry.counter('ctxvm_rebuild_cache_total', 'Contexts asked for on their own (POST /context) by hot-tier result (hit, miss).');
   // Negative while histories are short: a rebuilt context (system prompt, profile, tasks) can be
   // larger than a few raw turns. It pays off as histories grow.
   registry.collected('ctxvm_token_savings_ratio', 'Share of prompt tokens saved by rebuilding from memory instead of replaying the full history: 1 - context/full (negative while histories are shorter than a context).', 'gauge', () => {
@@ -108,6 +120,17 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     });
   }
 
+  if (options.refreshStats) {
+    const stats = options.refreshStats;
+    registry.collected('ctxvm_refresh_ahead_rebuilds_total', "Background rebuilds of users' most asked questions after their memory changed, by result (ok, failed).", 'counter', () => {
+      const s = stats();
+      return [
+        { labels: { result: 'ok' }, value: s.rebuilds },
+        { labels: { result: 'failed' }, value: s.failed },
+      ];
+    });
+  }
+
   return {
     observeRequest(route, method, status, durationMs) {
       requests.inc({ route, method, status: String(status) });
@@ -118,7 +141,9 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       extractions.inc({ intent: extraction.intent });
       contextTokens.inc({}, metrics.contextTokens);
       historyTokens.inc({}, metrics.fullHistoryTokens);
-      rebuilds.inc({ result: metrics.rebuildCacheHit ? 'hit' : 'miss' });
+    },
+    observeContext({ cached }) {
+      rebuilds.inc({ result: cached ? 'hit' : 'miss' });
     },
     render: () => registry.render(),
     snapshot() {
@@ -152,6 +177,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
         tokens: { context, fullHistory, savingsRatio: fullHistory > 0 ? 1 - context / fullHistory : 0 },
         hotCache,
         rebuildCache: { hit: rebuilds.get({ result: 'hit' }), miss: rebuilds.get({ result: 'miss' }) },
+        refreshAhead: options.refreshStats ? (({ rebuilds, failed }) => ({ rebuilds, failed }))(options.refreshStats()) : null,
         extractions: extractionsByIntent,
         requests: { total, byRoute },
       };

@@ -101,6 +101,7 @@ export function memoryRoutes({ ops, metrics, logContent, listUsers }: MemoryRout
         const t0 = performance.now();
         const context = await ops.context(params.user, body);
         stage('rebuild', performance.now() - t0);
+        metrics.observeContext(context);
         if (logContent) note({ content: { query: body.query } });
         return { json: context };
       },

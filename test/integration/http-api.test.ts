@@ -210,6 +210,26 @@ describe('memory routes', () => {
     const after = (await api.call('GET', '/v1/users/alice/memories?kind=turn&limit=500', { key: keys.alice })).json().memories.length;
     expect(after).toBe(before);
   });
+
+  it('serves a question asked again after a memory change from the hot tier (refresh-ahead), and counts it in /v1/metrics', async () => {
+    const key = keys.admin;
+    const ask = async () => (await api.call('POST', '/v1/users/dora/context', { key, body: { query: 'what are my open tasks?' } })).json();
+    const metrics = async () => (await api.call('GET', '/v1/metrics', { key })).json();
+    expect((await api.call('POST', '/v1/users/dora/messages', { key, body: { text: 'remind me to renew the passport next week' } })).status).toBe(200);
+    const m0 = await metrics();
+    expect((await ask()).cached).toBe(false);
+    expect((await ask()).cached).toBe(true);
+    const [task] = (await api.call('GET', '/v1/users/dora/tasks', { key })).json().tasks;
+    expect((await api.call('PATCH', `/v1/users/dora/tasks/${task.id}`, { key, body: { priority: 'high' } })).status).toBe(200);
+    // the background rebuild lands within moments; wait for the counter, not a fixed time
+    for (let i = 0; i < 100 && (await metrics()).refreshAhead.rebuilds === m0.refreshAhead.rebuilds; i++) await new Promise((r) => setTimeout(r, 50));
+    const again = await ask();
+    expect(again.cached).toBe(true);
+    expect(again.text).toMatch(/renew the passport/);
+    const m1 = await metrics();
+    expect(m1.refreshAhead.rebuilds).toBe(m0.refreshAhead.rebuilds + 1);
+    expect(m1.rebuildCache).toEqual({ hit: m0.rebuildCache.hit + 2, miss: m0.rebuildCache.miss + 1 });
+  });
 });
 
 describe.skipIf(!haveCorpus)('session routes (admin)', () => {

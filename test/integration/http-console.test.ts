@@ -217,7 +217,8 @@ describe('GET /v1/metrics', () => {
     expect(m.tokens.context).toBe(Number(/ctxvm_context_tokens_total (\d+)/.exec(text)![1]));
     expect(m.tokens.fullHistory).toBe(Number(/ctxvm_full_history_tokens_total (\d+)/.exec(text)![1]));
     expect(m.tokens.savingsRatio).toBeCloseTo(1 - m.tokens.context / m.tokens.fullHistory, 10);
-    expect(m.rebuildCache.hit + m.rebuildCache.miss).toBe(3);
+    expect(m.rebuildCache.hit + m.rebuildCache.miss).toBe(m.requests.byRoute['POST /v1/users/{user}/context'] ?? 0); // contexts asked for, not messages
+    expect(m.refreshAhead).toEqual({ rebuilds: expect.any(Number), failed: 0 });
     expect(m.hotCache).toMatchObject({ hits: expect.any(Number), misses: expect.any(Number) });
     expect(m.requests.byRoute['POST /v1/users/{user}/messages']).toBe(3);
     expect(m.requests.total).toBe(Object.values(m.requests.byRoute as Record<string, number>).reduce((a, b) => a + b, 0));

@@ -116,6 +116,11 @@ function MetricsBody({ m }: { m: MetricsSnapshot }) {
           ]}
         />
         {rebuildReads > 0 && <p class="subtle">{t('metrics.rebuildRate', { rate: fmtPercent(m.rebuildCache.hit / rebuildReads, lang) })}</p>}
+        {m.refreshAhead && (
+          <p class="subtle" data-testid="refresh-ahead" data-value={m.refreshAhead.rebuilds}>
+            {t('metrics.refreshAhead', { rebuilds: fmtInt(m.refreshAhead.rebuilds, lang) })}
+          </p>
+        )}
       </Card>
       <Card title={t('metrics.extractions')} testid="extractions-card">
         {intents.length === 0 ? (
