@@ -13,7 +13,9 @@ import { encodeClaudeProjectDir } from '../../src/session/discovery/resolve.js';
 import { openServerServices, type OpenedServerServices } from '../../src/server/open-services.js';
 import { CLAUDE_CORPUS_DIR } from '../support/corpus.js';
 import { startApi, type RunningApi } from '../support/server-env.js';
-import { ensureConsoleBuilt } from './browser.js';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { ensureConsoleBuilt, launchChromium } from './browser.js';
 
 /** The fixture session: real Claude Code transcript whose trim leaves page-in stubs. */
 export const FIXTURE_SESSION = {
@@ -81,6 +83,32 @@ export async function createConsoleEnv(options: { seed?: boolean } = {}): Promis
       await api.close();
       await services.close();
       await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A suite's server and Chromium: started before its tests, closed after them. */
+export interface ConsoleSuite {
+  readonly env: ConsoleEnv;
+  readonly browser: Browser;
+}
+
+/** Registers the hooks that start and close a suite's server (`createConsoleEnv()`) and Chromium. */
+export function useConsoleSuite(): ConsoleSuite {
+  const held: { env?: ConsoleEnv; browser?: Browser } = {};
+  beforeAll(async () => {
+    [held.env, held.browser] = await Promise.all([createConsoleEnv(), launchChromium()]);
+  });
+  afterAll(async () => {
+    await held.browser?.close();
+    await held.env?.close();
+  });
+  return {
+    get env() {
+      return held.env!;
+    },
+    get browser() {
+      return held.browser!;
     },
   };
 }

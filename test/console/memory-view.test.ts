@@ -5,34 +5,28 @@
  * items and the cache-stable prefix of /v1/users/{user}/context; a rejected key sends you back to
  * sign-in; both layouts, both languages.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithChromium, horizontalOverflow, launchChromium, newPage, screenshot, sessionValues, type ViewportName } from './browser.js';
-import { createConsoleEnv, SEED_MESSAGES, SEED_USER, type ConsoleEnv } from './console-env.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { describeWithChromium, horizontalOverflow, newPage, screenshot, sessionValues, type ViewportName } from './browser.js';
+import { useConsoleSuite, SEED_MESSAGES, SEED_USER } from './console-env.js';
 
 const STATUSES = ['todo', 'doing', 'done', 'cancelled'] as const;
 const QUESTION = SEED_MESSAGES[2]!;
 
 describeWithChromium('console: memory view and sign-in', () => {
-  let env: ConsoleEnv;
-  let browser: Browser;
+  const suite = useConsoleSuite();
   let memory: any;
 
   beforeAll(async () => {
-    [env, browser] = await Promise.all([createConsoleEnv(), launchChromium()]);
-    memory = await env.json('GET', `/v1/users/${SEED_USER}/memory`, undefined, env.keys.user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await env?.close();
+    memory = await suite.env.json('GET', `/v1/users/${SEED_USER}/memory`, undefined, suite.env.keys.user);
   });
 
   async function open(viewport: ViewportName, key: string, locale = 'en-US'): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
-    const { context, page, errors } = await newPage(browser, viewport, { locale });
-    await page.goto(`${env.consoleUrl}#key=${encodeURIComponent(key)}`);
+    const { context, page, errors } = await newPage(suite.browser, viewport, { locale });
+    await page.goto(`${suite.env.consoleUrl}#key=${encodeURIComponent(key)}`);
     await page.getByTestId('who').waitFor();
     // an admin key lands on the sessions view
-    if (key === env.keys.admin) await page.goto(`${env.consoleUrl}#/memory`);
+    if (key === suite.env.keys.admin) await page.goto(`${suite.env.consoleUrl}#/memory`);
     await page.waitForSelector('[data-testid="memory"]');
     return { page, errors, close: () => context.close() };
   }
@@ -49,14 +43,14 @@ describeWithChromium('console: memory view and sign-in', () => {
   });
 
   it('a user key sees only its own memory: board, records and histories match the API', async () => {
-    const { page, errors, close } = await open('desktop', env.keys.user);
+    const { page, errors, close } = await open('desktop', suite.env.keys.user);
     expect(new URL(page.url()).hash).toBe(`#/memory/${SEED_USER}`);
     await expect(page.getByTestId('nav-memory').isVisible()).resolves.toBe(true);
     await expect(page.getByTestId('nav-sessions').count()).resolves.toBe(0);
     await expect(page.getByTestId('nav-metrics').count()).resolves.toBe(0);
     await expect(page.getByTestId('who').textContent()).resolves.toBe(`user ${SEED_USER}`);
     // the sessions view is not reachable by address either
-    await page.goto(`${env.consoleUrl}#/sessions`);
+    await page.goto(`${suite.env.consoleUrl}#/sessions`);
     await page.waitForSelector('[data-testid="memory"]');
     expect(new URL(page.url()).hash).toBe(`#/memory/${SEED_USER}`);
 
@@ -98,13 +92,13 @@ describeWithChromium('console: memory view and sign-in', () => {
   });
 
   it('the context preview shows layers against quotas, drops and the stable prefix as the API computes them', async () => {
-    const { page, errors, close } = await open('desktop', env.keys.user);
+    const { page, errors, close } = await open('desktop', suite.env.keys.user);
     for (const budget of [2000, 120]) {
       await page.getByTestId('context-query').fill(QUESTION);
       await page.getByTestId('context-budget').fill(String(budget));
       await page.getByTestId('context-button').click();
       await page.waitForSelector(`[data-testid="context-result"][data-budget="${budget}"]`);
-      const ctx = await env.json('POST', `/v1/users/${SEED_USER}/context`, { query: QUESTION, budget }, env.keys.user);
+      const ctx = await suite.env.json('POST', `/v1/users/${SEED_USER}/context`, { query: QUESTION, budget }, suite.env.keys.user);
       const result = page.getByTestId('context-result');
       expect(Number(await result.getAttribute('data-tokens'))).toBe(ctx.tokens);
       await expect(page.getByTestId('context-total').textContent()).resolves.toBe(`${ctx.tokens.toLocaleString('en-US')} / ${budget.toLocaleString('en-US')}`);
@@ -129,8 +123,8 @@ describeWithChromium('console: memory view and sign-in', () => {
   });
 
   it('an admin key picks the user; Chinese is chosen from the browser language', async () => {
-    const { page, errors, close } = await open('desktop', env.keys.admin, 'zh-CN');
-    const users = (await env.json('GET', '/v1/users')).users;
+    const { page, errors, close } = await open('desktop', suite.env.keys.admin, 'zh-CN');
+    const users = (await suite.env.json('GET', '/v1/users')).users;
     expect(users.map((u: any) => u.user)).toContain(SEED_USER);
     await expect(page.getByTestId('user-select').inputValue()).resolves.toBe(users[0].user);
     await expect(page.getByTestId('nav-memory').textContent()).resolves.toBe('记忆');
@@ -143,7 +137,7 @@ describeWithChromium('console: memory view and sign-in', () => {
   });
 
   it('at phone width the board stacks its columns and nothing scrolls sideways', async () => {
-    const { page, errors, close } = await open('phone', env.keys.user, 'zh-CN');
+    const { page, errors, close } = await open('phone', suite.env.keys.user, 'zh-CN');
     const boxes = await Promise.all(STATUSES.map((s) => page.getByTestId(`board-${s}`).boundingBox()));
     for (let i = 1; i < boxes.length; i++) {
       expect(boxes[i]!.x).toBeCloseTo(boxes[0]!.x, 0);
@@ -159,13 +153,13 @@ describeWithChromium('console: memory view and sign-in', () => {
   });
 
   it('a rejected key goes back to sign-in with a message; signing in with a good key works', async () => {
-    const { context, page } = await newPage(browser, 'desktop');
-    await page.goto(`${env.consoleUrl}#key=${encodeURIComponent(env.keys.revoked)}`);
+    const { context, page } = await newPage(suite.browser, 'desktop');
+    await page.goto(`${suite.env.consoleUrl}#key=${encodeURIComponent(suite.env.keys.revoked)}`);
     await page.getByTestId('signin-message').waitFor();
     await expect(page.getByTestId('signin-message').textContent()).resolves.toMatch(/rejected the key/);
-    expect(await sessionValues(page)).not.toContain(env.keys.revoked);
+    expect(await sessionValues(page)).not.toContain(suite.env.keys.revoked);
     await screenshot(page, 'signin-rejected-desktop-en');
-    await page.getByTestId('signin-key').fill(env.keys.user);
+    await page.getByTestId('signin-key').fill(suite.env.keys.user);
     await page.getByTestId('signin-button').click();
     await page.waitForSelector('[data-testid="memory"]');
     // signing out forgets the key

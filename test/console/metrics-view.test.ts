@@ -3,28 +3,19 @@
  * latencies, token savings, hot-tier and rebuild-cache hit rates and extraction counts by intent
  * are the numbers of /v1/metrics; both layouts, both languages.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithChromium, horizontalOverflow, launchChromium, newPage, screenshot, VIEWPORTS, type ViewportName } from './browser.js';
-import { createConsoleEnv, SEED_MESSAGES, SEED_MORE, type ConsoleEnv } from './console-env.js';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { describeWithChromium, horizontalOverflow, newPage, screenshot, VIEWPORTS, type ViewportName } from './browser.js';
+import { useConsoleSuite, SEED_MESSAGES, SEED_MORE } from './console-env.js';
 
 const STAGES = ['extract', 'update', 'rebuild', 'respond', 'total'] as const;
 
 describeWithChromium('console: metrics view', () => {
-  let env: ConsoleEnv;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [env, browser] = await Promise.all([createConsoleEnv(), launchChromium()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await env?.close();
-  });
+  const suite = useConsoleSuite();
 
   async function open(viewport: ViewportName, locale = 'en-US'): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
-    const { context, page, errors } = await newPage(browser, viewport, { locale });
-    await page.goto(`${env.consoleUrl}#key=${encodeURIComponent(env.keys.admin)}`);
+    const { context, page, errors } = await newPage(suite.browser, viewport, { locale });
+    await page.goto(`${suite.env.consoleUrl}#key=${encodeURIComponent(suite.env.keys.admin)}`);
     await page.getByTestId('who').waitFor();
     await page.getByTestId('nav-metrics').click();
     await page.waitForSelector('[data-testid="metrics"]');
@@ -36,7 +27,7 @@ describeWithChromium('console: metrics view', () => {
   it('shows the numbers /v1/metrics reports for the seeded messages', async () => {
     const { page, errors, close } = await open('desktop');
     // read after the page: the metrics below only move when messages are processed
-    const m = await env.json('GET', '/v1/metrics');
+    const m = await suite.env.json('GET', '/v1/metrics');
     const messages = SEED_MESSAGES.length + SEED_MORE.length;
     for (const stage of STAGES) {
       const st = m.stages[stage];

@@ -5,30 +5,21 @@
  * page-in run from their buttons and their results appear; both layouts, both languages.
  */
 import { readFile } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithChromium, horizontalOverflow, launchChromium, newPage, screenshot, sessionValues, VIEWPORTS, type ViewportName } from './browser.js';
-import { createConsoleEnv, FIXTURE_SESSION, haveFixture, type ConsoleEnv } from './console-env.js';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { describeWithChromium, horizontalOverflow, newPage, screenshot, sessionValues, VIEWPORTS, type ViewportName } from './browser.js';
+import { useConsoleSuite, FIXTURE_SESSION, haveFixture } from './console-env.js';
 
 const CATEGORIES = ['userText', 'assistantText', 'toolInput', 'toolResult', 'image', 'thinking', 'system'] as const;
 
 if (!haveFixture) console.warn(`[skip] ${FIXTURE_SESSION.source} not found: console sessions tests skipped`);
 
 describeWithChromium('console: sessions view', () => {
-  let env: ConsoleEnv;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [env, browser] = await Promise.all([createConsoleEnv(), launchChromium()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await env?.close();
-  });
+  const suite = useConsoleSuite();
 
   async function open(viewport: ViewportName, locale = 'en-US'): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
-    const { context, page, errors } = await newPage(browser, viewport, { locale });
-    await page.goto(`${env.consoleUrl}#key=${encodeURIComponent(env.keys.admin)}`);
+    const { context, page, errors } = await newPage(suite.browser, viewport, { locale });
+    await page.goto(`${suite.env.consoleUrl}#key=${encodeURIComponent(suite.env.keys.admin)}`);
     await page.waitForSelector('[data-testid="analysis"][data-ready="true"]', { timeout: 60_000 });
     return { page, errors, close: () => context.close() };
   }
@@ -38,8 +29,8 @@ describeWithChromium('console: sessions view', () => {
   it.skipIf(!haveFixture)('moves the #key= fragment into sessionStorage and shows the admin views', async () => {
     const { page, errors, close } = await open('desktop');
     expect(new URL(page.url()).hash).toBe('#/sessions');
-    expect(page.url()).not.toContain(env.keys.admin);
-    expect(await sessionValues(page)).toContain(env.keys.admin);
+    expect(page.url()).not.toContain(suite.env.keys.admin);
+    expect(await sessionValues(page)).toContain(suite.env.keys.admin);
     expect(await page.getByTestId('who').getAttribute('data-admin')).toBe('true');
     for (const v of ['sessions', 'memory', 'metrics']) await expect(page.getByTestId(`nav-${v}`).isVisible()).resolves.toBe(true);
     expect(errors).toEqual([]);
@@ -48,11 +39,11 @@ describeWithChromium('console: sessions view', () => {
 
   it.skipIf(!haveFixture)('lists the sessions and draws composition and cost numbers from the analysis', async () => {
     const { page, errors, close } = await open('desktop');
-    const { sessions } = await env.json<{ sessions: { id: string; messages: number }[] }>('GET', '/v1/sessions');
+    const { sessions } = await suite.env.json<{ sessions: { id: string; messages: number }[] }>('GET', '/v1/sessions');
     await expect(page.getByTestId('session-item').count()).resolves.toBe(sessions.length);
     expect(await page.getByTestId('session-item').first().getAttribute('data-id')).toBe(FIXTURE_SESSION.id);
 
-    const a = await env.json('GET', `/v1/sessions/analysis?session=${FIXTURE_SESSION.id}`);
+    const a = await suite.env.json('GET', `/v1/sessions/analysis?session=${FIXTURE_SESSION.id}`);
     expect(await attr(page, '[data-testid="analysis"]', 'data-ref')).toBe(FIXTURE_SESSION.id);
     expect(Number(await attr(page, '[data-testid="total-before"]', 'data-value'))).toBe(a.tokens);
     expect(Number(await attr(page, '[data-testid="total-after"]', 'data-value'))).toBe(a.trimmed.tokens);
@@ -108,7 +99,7 @@ describeWithChromium('console: sessions view', () => {
     expect(await snapNode.getAttribute('data-kind')).toBe('snapshot');
     // the new snapshot is selected: its analysis loads, and the tree then knows its tokens
     await page.waitForSelector('[data-testid="analysis"][data-ref="snapshot:console-snap"][data-ready="true"]', { timeout: 60_000 });
-    const snapAnalysis = await env.json('GET', '/v1/sessions/analysis?session=snapshot:console-snap');
+    const snapAnalysis = await suite.env.json('GET', '/v1/sessions/analysis?session=snapshot:console-snap');
     expect(Number(await attr(page, '[data-testid="total-before"]', 'data-value'))).toBe(snapAnalysis.tokens);
 
     await page.getByTestId('branch-snapshot').selectOption('console-snap');
@@ -119,7 +110,7 @@ describeWithChromium('console: sessions view', () => {
     expect(await result.getAttribute('data-ok')).toBe('true');
     await page.locator('[data-testid="dag-node"][data-name="console-branch"]').waitFor();
 
-    const tree = await env.json<{ nodes: { id: string; name: string; kind: string; tokens?: number | null; path?: string }[]; edges: { from: string; to: string }[] }>('GET', '/v1/sessions/tree');
+    const tree = await suite.env.json<{ nodes: { id: string; name: string; kind: string; tokens?: number | null; path?: string }[]; edges: { from: string; to: string }[] }>('GET', '/v1/sessions/tree');
     await expect(page.getByTestId('dag-node').count()).resolves.toBe(tree.nodes.length);
     await expect(page.getByTestId('dag-edge').count()).resolves.toBe(tree.edges.length);
     const snap = tree.nodes.find((n) => n.name === 'console-snap')!;
@@ -130,7 +121,7 @@ describeWithChromium('console: sessions view', () => {
     expect(Number(await snapNode.getAttribute('data-tokens'))).toBe(snap.tokens);
     await expect(snapNode.textContent()).resolves.toContain(`${snap.tokens!.toLocaleString('en-US')} tokens`);
     const resume = await page.getByTestId('resume-command').textContent();
-    expect(resume).toContain((await env.json('GET', '/v1/sessions')).sessions.find((s: { path: string }) => s.path === branch.path)?.id ?? '<branch session>');
+    expect(resume).toContain((await suite.env.json('GET', '/v1/sessions')).sessions.find((s: { path: string }) => s.path === branch.path)?.id ?? '<branch session>');
 
     // a stub of the trimmed branch names the payload it replaced
     const text = await readFile(branch.path!, 'utf8');
@@ -140,7 +131,7 @@ describeWithChromium('console: sessions view', () => {
     await page.getByTestId('page-in-button').click();
     await result.and(page.locator('[data-action="page-in"]')).waitFor();
     expect(await result.getAttribute('data-ok')).toBe('true');
-    const paged = await env.json('GET', `/v1/sessions/page-in/${encodeURIComponent(ref!)}`);
+    const paged = await suite.env.json('GET', `/v1/sessions/page-in/${encodeURIComponent(ref!)}`);
     const shown = await page.getByTestId('page-in-content').textContent();
     expect(shown).toBe(typeof paged.content === 'string' ? paged.content : JSON.stringify(paged.content, null, 2));
 
