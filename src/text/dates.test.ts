@@ -314,3 +314,17 @@ describe('option validation', () => {
     }
   });
 });
+
+describe('resolveDates on a repeat', () => {
+  it('answers a text asked again at the same instant as the first time, with its own objects', () => {
+    const text = '明天下午三点开会, and the report is due Friday';
+    const first = resolveDates(text, SHANGHAI);
+    first[0]!.startMs = 0;
+    first.pop();
+    expect(resolveDates(text, SHANGHAI)).toEqual(resolveDates(`${text} `, SHANGHAI));
+    expect(resolveDates(text, SHANGHAI)).toHaveLength(2);
+    // another instant is another answer
+    const dayLater = resolveDates(text, { ...SHANGHAI, now: SHANGHAI.now + 86_400_000 });
+    expect(dayLater[0]!.startMs - resolveDates(text, SHANGHAI)[0]!.startMs).toBe(86_400_000);
+  });
+});

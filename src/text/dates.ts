@@ -60,7 +60,7 @@ const DEADLINE_INSIDE = /前$|之前$|以前$|^(?:by|before|until|till)\b/i;
 
 /** All date mentions in `text`, in order of appearance, without overlaps. */
 export function resolveDates(text: string, options: ResolveDatesOptions): DateMention[] {
-  return mentionsIn(text, createDateContext(options.now, options.timeZone, options.workdayEnd));
+  return rememberedMentions(text, createDateContext(options.now, options.timeZone, options.workdayEnd));
 }
 
 /**
@@ -70,7 +70,7 @@ export function resolveDates(text: string, options: ResolveDatesOptions): DateMe
 export function resolveDue(text: string, options: ResolveDatesOptions): DueMention | undefined {
   const ctx = createDateContext(options.now, options.timeZone, options.workdayEnd);
   let best: { mention: DueMention; score: number } | undefined;
-  for (const mention of mentionsIn(text, ctx)) {
+  for (const mention of rememberedMentions(text, ctx)) {
     const dueMs = dueInstant(mention, ctx);
     const before = text.slice(Math.max(0, mention.index - 16), mention.index);
     const after = text.slice(mention.index + mention.text.length, mention.index + mention.text.length + 8);
@@ -79,6 +79,31 @@ export function resolveDue(text: string, options: ResolveDatesOptions): DueMenti
     if (!best || score > best.score) best = { mention: { ...mention, dueMs }, score };
   }
   return best?.mention;
+}
+
+/** Texts whose mentions are remembered, and the longest such text (UTF-16 code units). */
+const MENTION_MEMO_ENTRIES = 32;
+const MENTION_MEMO_TEXT_CHARS = 2048;
+const mentionMemo = new Map<string, readonly DateMention[]>();
+
+/**
+ * `mentionsIn`, remembered for the last few (text, context) pairs, as copies. A message's text is
+ * resolved up to three times at one instant — its dates and its due date when it is extracted,
+ * the dates of the query when the context is rebuilt — and the parse (chrono's ~100 parsers and
+ * the rules) is most of the cost. The answer depends on the text and the context's instant, zone
+ * and workday end, and (through chrono's local-time reference, see date-chrono.ts) on the
+ * process's zone in the one hour a year its clocks skip: the key holds all of them.
+ */
+function rememberedMentions(text: string, ctx: DateContext): DateMention[] {
+  if (text.length > MENTION_MEMO_TEXT_CHARS) return mentionsIn(text, ctx);
+  const key = `${ctx.now}|${typeof ctx.zone}:${ctx.zone}|${ctx.workdayEnd.hour}:${ctx.workdayEnd.minute}|${process.env.TZ}|${text}`;
+  let mentions = mentionMemo.get(key);
+  if (mentions === undefined) {
+    mentions = mentionsIn(text, ctx);
+    if (mentionMemo.size >= MENTION_MEMO_ENTRIES) mentionMemo.delete(mentionMemo.keys().next().value!);
+    mentionMemo.set(key, mentions);
+  }
+  return mentions.map((m) => ({ ...m }));
 }
 
 function mentionsIn(text: string, ctx: DateContext): DateMention[] {

@@ -44,6 +44,7 @@ export function createTextMemo<V>(options: TextMemoOptions = {}, weigh: (value: 
       const size = text.length + weigh(value);
       chars += size;
       entries.set(text, { value, chars: size });
+      if (chars <= maxTotal) return;
       // Map iterates in insertion order: the first keys are the oldest.
       for (const [old, entry] of entries) {
         if (chars <= maxTotal) break;

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../text/tokens.js';
 import { LAYER_NAMES, type LayerName } from '../context.js';
 import { DEFAULT_LAYER_SHARES } from './options.js';
-import { joinedCount, packContext, type PackCandidate } from './pack.js';
+import { joinedCount, linesCount, packContext, type PackCandidate } from './pack.js';
+import { blockText } from './render.js';
 
 const tokens = createTokenCounter();
 const shares = DEFAULT_LAYER_SHARES;
@@ -207,5 +208,30 @@ describe('joinedCount', () => {
     expect(joinedCount([], tokens)).toBe(0);
     const calibrated = createTokenCounter({ calibration: 1.2 });
     expect(joinedCount([{ text: 'a\n', tokens: 1 }], calibrated)).toBeUndefined();
+  });
+});
+
+describe('linesCount', () => {
+  // As for joinedCount: characters around the cuts between lines, and lines holding newlines.
+  const piece = fc.constantFrom('a', 'Word', ' the', '周报', '。', '.', '?', ')', '#', '## Tasks', '- ', '-', '/', ' ', '  ', '\t', '\r', '\n', '12', "'s", '…', '😀', '<|endoftext|>');
+  const line = fc.array(piece, { minLength: 0, maxLength: 8 }).map((xs) => xs.join(''));
+  const lineCost = (text: string) => tokens.count(`${text}\n`);
+
+  it('equals the count of the block whenever it answers', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), (lines) => {
+        const n = linesCount(lines, tokens, lineCost);
+        if (n === undefined) return;
+        answered++;
+        expect(n).toBe(tokens.count(blockText(lines)));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(answered).toBeGreaterThan(100);
+  });
+
+  it('does not answer for a calibrated counter, whose counts are rounded per text', () => {
+    expect(linesCount(['a', 'b'], createTokenCounter({ calibration: 1.2 }), lineCost)).toBeUndefined();
   });
 });

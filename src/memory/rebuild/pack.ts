@@ -18,7 +18,7 @@
 import { createTextMemo, type TextMemo } from '../../text/text-memo.js';
 import type { TokenCounter } from '../../text/tokens.js';
 import { LAYER_NAMES, type ContextItem, type ContextLayer, type DroppedItem, type LayerName } from '../context.js';
-import { joinBlocks, LAYER_TITLES, renderLayerBlock, renderOrder, STABLE_LAYERS, type PlacedItem } from './render.js';
+import { blockText, joinBlocks, LAYER_TITLES, layerBlockLines, renderOrder, STABLE_LAYERS, type PlacedItem } from './render.js';
 
 /** One candidate for the context. */
 export interface PackCandidate {
@@ -182,7 +182,7 @@ export function packContext(candidates: readonly PackCandidate[], budgetTokens: 
     }
   }
 
-  return finish(states, budgetTokens, tokens, cost);
+  return finish(states, budgetTokens, tokens, cost, textLineCost);
 }
 
 /**
@@ -200,14 +200,24 @@ function lineMemoOf(tokens: TokenCounter): TextMemo<number> {
   return memo;
 }
 
-/** Renders, verifies the exact count, evicts the lowest-priority volatile items if BPE disagrees. */
-function finish(states: Map<LayerName, LayerState>, budgetTokens: number, tokens: TokenCounter, cost: (text: string) => number): PackResult {
+/**
+ * Renders, verifies the exact count, evicts the lowest-priority volatile items if BPE disagrees.
+ * `lineCost` is the remembered count of a line with its newline (see `linesCount`).
+ */
+function finish(
+  states: Map<LayerName, LayerState>,
+  budgetTokens: number,
+  tokens: TokenCounter,
+  cost: (text: string) => number,
+  lineCost: (line: string) => number,
+): PackResult {
   for (;;) {
-    // Each layer's items in render order, once (renderLayerBlock's own sort then finds them sorted).
+    // Each layer's items in render order, once (layerBlockLines's own sort then finds them sorted).
     const ordered = LAYER_NAMES.map((name) => renderOrder(placedItems(states.get(name)!)));
-    const blocks = LAYER_NAMES.map((name, i) => ({ name, text: renderLayerBlock(name, ordered[i]!) }));
+    const lines = LAYER_NAMES.map((name, i) => layerBlockLines(name, ordered[i]!));
+    const blocks = LAYER_NAMES.map((name, i) => ({ name, text: blockText(lines[i]!) }));
     const { text, stablePrefixChars } = joinBlocks(blocks);
-    const blockTokens = blocks.map((b) => (b.text === '' ? 0 : tokens.count(b.text)));
+    const blockTokens = blocks.map((b, i) => (b.text === '' ? 0 : (linesCount(lines[i]!, tokens, lineCost) ?? tokens.count(b.text))));
     const joined = blocks.flatMap((b, i) => (b.text === '' ? [] : [{ text: b.text, tokens: blockTokens[i]! }]));
     const total = joinedCount(joined, tokens) ?? tokens.count(text);
     if (total <= budgetTokens) {
@@ -255,6 +265,23 @@ export function joinedCount(blocks: ReadonlyArray<{ text: string; tokens: number
     const last = block.slice(start, -1);
     total += tokens.count(`${last}\n\n`) - tokens.count(`${last}\n`);
   }
+  return total;
+}
+
+/**
+ * Tokens of a block (its lines, each ended by a newline) as the sum of its lines' remembered
+ * costs, without tokenizing the block: a block is new text on most rebuilds (another query,
+ * other history turns) while its lines are mostly the ones the last rebuild counted. Undefined
+ * when that is not exact, and the caller counts the block. Exact by the reasoning of
+ * `joinedCount`: every line ends with a newline, and when the next line starts with a character
+ * that is neither whitespace nor "/", the pre-tokenizer cuts between them, so each line is
+ * counted on its own.
+ */
+export function linesCount(lines: readonly string[], tokens: TokenCounter, lineCost: (line: string) => number): number | undefined {
+  if (tokens.name !== 'o200k_base' || tokens.calibration !== 1) return undefined;
+  for (let i = 1; i < lines.length; i++) if (!cutBefore(lines[i]!, 0)) return undefined;
+  let total = 0;
+  for (const line of lines) total += lineCost(line);
   return total;
 }
 

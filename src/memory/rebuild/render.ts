@@ -35,7 +35,15 @@ export interface PlacedItem {
 
 /** The text of one layer's block, without the separator before it; "" for an empty layer. */
 export function renderLayerBlock(name: LayerName, placed: readonly PlacedItem[]): string {
-  if (placed.length === 0) return '';
+  return blockText(layerBlockLines(name, placed));
+}
+
+/** A block's text from its lines (`layerBlockLines`): each line ends with a newline. */
+export const blockText = (lines: readonly string[]): string => (lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+
+/** The lines of one layer's block (title, group headers, items), none for an empty layer. */
+export function layerBlockLines(name: LayerName, placed: readonly PlacedItem[]): string[] {
+  if (placed.length === 0) return [];
   const lines: string[] = [];
   const title = LAYER_TITLES[name];
   if (title) lines.push(title);
@@ -45,7 +53,7 @@ export function renderLayerBlock(name: LayerName, placed: readonly PlacedItem[])
     lastGroup = p.group;
     lines.push(p.item.text);
   }
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 /** Items in the order they are rendered: groups by their earliest item, items by `order`. */

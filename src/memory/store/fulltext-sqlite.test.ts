@@ -6,6 +6,7 @@ import { openWarmDatabase } from '../../store/warm/open.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
 import type { Turn } from '../model.js';
 import { chooseTerms, fts5Quote, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
+import { userKeyOf } from './context.js';
 import { createSqlMemoryStore, openMemoryStore } from './sql-memory-store.js';
 
 let dir: string;
@@ -54,6 +55,45 @@ describe('SQLite full-text index', () => {
     const any = await u.search('common', { limit: 3 });
     expect(any.map((h) => h.id)).toEqual(['rare', `c${n - 1}`, `c${n - 2}`]);
     expect(await u.search('common', { kinds: ['task'] })).toEqual([]);
+  });
+
+  it('answers the searches of one searchMany in the order and with the scores of FTS5 rank', async () => {
+    const u = createSqlMemoryStore(db, { analyzer: words }).forUser('alice');
+    const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'eps'];
+    // Short texts over a small vocabulary: many documents tie on BM25.
+    const text = (i: number) => vocabulary.filter((_, k) => (i >> k) % 2 === 1 || k === i % 5).join(' ');
+    await u.addTurns(Array.from({ length: 40 }, (_, i) => turn(`t${i}`, text(i), i)));
+    for (let i = 0; i < 30; i++) {
+      if (i % 3 === 0) await u.createTask({ title: text(i * 7) });
+      else if (i % 3 === 1) await u.addDecision({ text: text(i * 5) });
+      else await u.setFact({ kind: 'fact', key: `k${i}`, text: text(i * 3) });
+    }
+    await createSqlMemoryStore(db, { analyzer: words }).forUser('bob').addTurns([turn('b1', 'alpha beta', 0)]);
+    const key = userKeyOf('alice');
+    // FTS5's own ranking, one statement per search (how searches were answered before searchMany shared one).
+    const reference = async (query: string, kinds: readonly string[], limit: number) => {
+      const match = [...new Set(words(query))].map((t) => fts5Quote(key + t)).join(' OR ');
+      const rows = await db.all<{ kind: string; record_id: string; rank: number }>(
+        `SELECT d.kind AS kind, d.record_id AS record_id, f.rank AS rank FROM memory_search_fts f CROSS JOIN memory_search d ON d.doc_id = f.rowid
+          WHERE memory_search_fts MATCH ? AND d.user_id = ? AND d.kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY f.rank LIMIT ?`,
+        [match, 'alice', ...kinds, limit],
+      );
+      return rows.map((r) => ({ kind: r.kind, id: r.record_id, score: -r.rank }));
+    };
+    let tied = 0;
+    for (const query of ['alpha', 'beta gamma', 'eps delta alpha', 'gamma', 'alpha beta gamma delta eps']) {
+      for (const limit of [1, 3, 7, 50]) {
+        const searches = [{ kinds: ['task', 'decision', 'fact'] as const, limit }, { kinds: ['turn'] as const, limit: limit + 1 }, { kinds: ['decision'] as const, limit }];
+        const got = await u.searchMany!(query, searches.map((s) => ({ kinds: [...s.kinds], limit: s.limit })));
+        for (const [i, s] of searches.entries()) {
+          const want = await reference(query, s.kinds, s.limit);
+          expect(got[i]).toEqual(want);
+          if (new Set(want.map((h) => h.score)).size < want.length) tied++;
+        }
+        expect(await u.search(query, { kinds: ['turn'], limit })).toEqual(await reference(query, ['turn'], limit));
+      }
+    }
+    expect(tied).toBeGreaterThan(10);
   });
 
   it('uses the given analyzer for both the index and queries', async () => {

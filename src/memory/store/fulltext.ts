@@ -39,6 +39,11 @@ export interface FullTextDialect {
   /** Hits best first; `score` > 0, higher is better. */
   search(ex: SqlExecutor, query: FullTextQuery): Promise<SearchHit[]>;
   /**
+   * The searches of one `searchMany` (same user, terms and `frequencies`; other kinds and
+   * limits), each answered as `search` would, with what they share worked out once. Optional.
+   */
+  searchMany?(ex: SqlExecutor, queries: readonly FullTextQuery[]): Promise<SearchHit[][]>;
+  /**
    * Counts the statistics `search` needs for `query.terms` into `query.frequencies` ahead of the
    * searches (which may then run concurrently and count nothing). Optional.
    */

@@ -61,6 +61,11 @@ export async function searchMany(scope: UserScope, query: string, searches: read
     await fullText.countTerms(db, first);
     return Promise.all(queries.map((q) => (q ? fullText.search(db, q) : [])));
   }
+  if (fullText.searchMany) {
+    const asked = queries.filter((q): q is FullTextQuery => q !== undefined);
+    const answers = await fullText.searchMany(db, asked);
+    return queries.map((q) => (q ? answers[asked.indexOf(q)]! : []));
+  }
   const out: SearchHit[][] = [];
   for (const q of queries) out.push(q ? await fullText.search(db, q) : []);
   return out;

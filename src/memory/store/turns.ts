@@ -84,14 +84,57 @@ export async function turnNeighbours(scope: UserScope, id: string, before: numbe
   return self ? around(scope, self, count(before), count(after)) : [];
 }
 
-/** `UserMemoryStore.turnNeighbourhoods`: the turns asked for in one query, then two index walks each. */
+/**
+ * `UserMemoryStore.turnNeighbourhoods`: the turns asked for in one query, then their neighbours
+ * in another (`neighbourRows`): the same two index walks per turn as `around`, without a
+ * statement each (a rebuild asks for a dozen turns or more, on every message).
+ */
 export async function turnNeighbourhoods(scope: UserScope, ids: readonly string[], before: number, after: number): Promise<Map<string, Turn[]>> {
   const wanted = [...new Set(ids.filter((id) => typeof id === 'string'))];
   const out = new Map<string, Turn[]>();
-  for (let i = 0; i < wanted.length; i += ID_BATCH) {
-    const batch = wanted.slice(i, i + ID_BATCH);
-    const rows = await scope.ctx.db.all<Row>(`SELECT ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND id IN (${placeholders(batch.length)})`, [scope.userId, ...batch]);
-    for (const self of rows) out.set(str(self.id), await around(scope, self, count(before), count(after)));
+  const b = count(before);
+  const a = count(after);
+  for (let i = 0; i < wanted.length; i += NEIGHBOURHOOD_BATCH) {
+    const batch = wanted.slice(i, i + NEIGHBOURHOOD_BATCH);
+    const selves = await scope.ctx.db.all<Row>(`SELECT ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND id IN (${placeholders(batch.length)})`, [scope.userId, ...batch]);
+    const near = await neighbourRows(scope, selves, b, a);
+    for (const [k, self] of selves.entries()) {
+      const rows = [self, ...(near.get(k) ?? [])].sort((x, y) => num(x.at_ms) - num(y.at_ms) || num(x.seq) - num(y.seq));
+      out.set(str(self.id), rows.map((r) => turnFromRow(scope.userId, r)));
+    }
+  }
+  return out;
+}
+
+/** Turns per `neighbourRows` statement: two compound terms each, under SQLite's 500. */
+const NEIGHBOURHOOD_BATCH = 200;
+
+/**
+ * Up to `b` earlier and `a` later turns of each of `selves` (rows with `seq`), by index in
+ * `selves`, in one statement: per turn the two walks of `around`, each a compound term tagged
+ * with the turn's index. Rows come with `seq`; the caller puts them in time order.
+ */
+async function neighbourRows(scope: UserScope, selves: readonly Row[], b: number, a: number): Promise<Map<number, Row[]>> {
+  const out = new Map<number, Row[]>();
+  if (selves.length === 0 || b + a === 0) return out;
+  const terms: string[] = [];
+  const params: SqlValue[] = [];
+  // Literal limits and tags, as in `around`: a LIMIT known when planning walks the index faster.
+  for (const [k, self] of selves.entries()) {
+    if (b) {
+      terms.push(`SELECT * FROM (SELECT ${k} AS k, ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND (at_ms, seq) < (?, ?) ORDER BY at_ms DESC, seq DESC LIMIT ${b})`);
+      params.push(scope.userId, num(self.at_ms), num(self.seq));
+    }
+    if (a) {
+      terms.push(`SELECT * FROM (SELECT ${k} AS k, ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND (at_ms, seq) > (?, ?) ORDER BY at_ms, seq LIMIT ${a})`);
+      params.push(scope.userId, num(self.at_ms), num(self.seq));
+    }
+  }
+  for (const r of await scope.ctx.db.all<Row>(terms.join(' UNION ALL '), params)) {
+    const k = num(r.k);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
   }
   return out;
 }
