@@ -17,7 +17,10 @@
 // Env: SCALE_BACKENDS=sqlite,postgres  DATABASE_URL (default postgres://postgres:postgres@127.0.0.1:5432/ctxvm_test)
 //      REDIS_URL (default redis://127.0.0.1:6379)  SCALE_REQUESTS (20000)  SCALE_UNCACHED (300)
 //      SCALE_WRITE_PCT (5)  SCALE_TICK_MS (50)  SCALE_BATCH (500)  CTXVM_DIST (default dist/)
-//      SCALE_REFRESH=0 turns refresh-ahead off (the manager's default is on with a hot tier)
+//      SCALE_REFRESH=0 turns refresh-ahead off (the manager's default is on with a hot tier);
+//      SCALE_REFRESH=both replays twice on the same data: with it, then without
+//      SCALE_RATE (100) requests/s of the replay, 0 = saturated (next request as soon as one is
+//      answered); a list such as 100,0 replays once per rate
 //      KEEP=1 keeps the SQLite file and the PostgreSQL schema. --json prints one JSON document.
 //
 // Hit rates reported for the replay (each over the replayed rebuild requests or lookups):
@@ -33,7 +36,7 @@
 //   values          rebuild results and cached reads together (every cached value looked up);
 //   hotLookups      every key the hot tier was asked for, generation tokens included.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { percentile, root } from './lib.mjs';
@@ -52,7 +55,13 @@ const UNCACHED = Number(env.SCALE_UNCACHED ?? 300);
 const WRITE_PCT = Number(env.SCALE_WRITE_PCT ?? 5);
 const TICK_MS = Number(env.SCALE_TICK_MS ?? 50);
 const BATCH = Number(env.SCALE_BATCH ?? 500);
-const REFRESH = env.SCALE_REFRESH !== '0';
+// Replays to run: with refresh-ahead ('1', the default), without ('0'), or both on the same data,
+// one after the other, each with a fresh hot tier and the same request stream ('both').
+// Request pacing of the replay, requests/s; 0 sends each request as soon as the previous one is
+// answered (a saturated process: background work then competes with every request). A list
+// ('100,0') replays once per rate.
+const RATES = (env.SCALE_RATE ?? '100').split(',').map(Number);
+const REFRESH_MODES = env.SCALE_REFRESH === 'both' ? [true, false] : [env.SCALE_REFRESH !== '0'];
 const BACKENDS = (env.SCALE_BACKENDS ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
 const PG_URL = env.DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/ctxvm_test';
 const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -132,6 +141,12 @@ async function openBackend(name) {
       async size() {
         const r = await admin.query(`SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')`, [schema]);
         return Number(r.rows[0].n);
+      },
+      // What autovacuum does shortly after a bulk load anyway; without it the first queries run
+      // on plans made for empty tables, and the numbers depend on when autovacuum gets to them.
+      async settle() {
+        await admin.query(`SET search_path TO ${schema}`);
+        await admin.query('ANALYZE');
       },
       async dispose() {
         await db.close();
@@ -215,12 +230,14 @@ async function uncachedRebuilds(store, tokens) {
   return stats(times);
 }
 
-async function replay(store, hot, tokens) {
+async function replay(store, hot, tokens, refreshAhead, rate) {
+  seed = 4242; // the same request stream for every replay
+  const startedAt = performance.now();
   const cached = createCachedMemoryStore({ store, hot });
   // Simulated time: the manager's clock (refresh-ahead rebuilds as of it) follows the replay.
   let simNow = T0;
   const clock = { now: () => simNow };
-  const manager = createMemoryManager({ store: cached, hot, tokens, clock, defaultTimeZone: 'Asia/Shanghai', ...(REFRESH ? {} : { refreshAhead: false }) });
+  const manager = createMemoryManager({ store: cached, hot, tokens, clock, defaultTimeZone: 'Asia/Shanghai', ...(refreshAhead ? {} : { refreshAhead: false }) });
   const nextUser = zipf(USERS, 1.1);
   const nextQuestion = zipf(QUESTIONS.length, 1.0);
   const all = [], hits = [], misses = [], writes = [];
@@ -230,6 +247,10 @@ async function replay(store, hot, tokens) {
   let repeatable = 0;
   const before = hot.stats();
   for (let i = 0; i < REQUESTS; i++) {
+    if (rate > 0) {
+      const wait = startedAt + (i * 1000) / rate - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     const now = (simNow = T0 + i * TICK_MS);
     const uid = userId(nextUser());
     if (rnd() * 100 < WRITE_PCT) {
@@ -290,25 +311,31 @@ const report = { users: USERS, memoriesPerUser: MEMORIES, requests: REQUESTS, wr
 log(`scale: ${USERS} users x ${MEMORIES} memories = ${(USERS * MEMORIES).toLocaleString('en')} per backend; replay ${REQUESTS} requests (${WRITE_PCT}% writes)`);
 for (const name of BACKENDS) {
   const backend = await openBackend(name);
-  const hot = await openHot(name);
   try {
     const store = createSqlMemoryStore(backend.db);
-    log(`\n[${name} + ${hot.name}] ${backend.where}`);
+    log(`\n[${name}] ${backend.where}`);
     const ingest = await bulkLoad(store);
+    await backend.settle?.();
     const bytes = await backend.size();
     log(`  ingest: ${ingest.memories.toLocaleString('en')} memories in ${ingest.seconds} s = ${ingest.memoriesPerSecond.toLocaleString('en')}/s overall, turns ${ingest.turnsPerSecond.toLocaleString('en')}/s (batches of ${BATCH}); database ${(bytes / 1e6).toFixed(1)} MB`);
     const uncached = await uncachedRebuilds(store, tokens);
     log(`  rebuild, uncached (no hot tier): p50 ${uncached.p50} ms  p95 ${uncached.p95} ms  p99 ${uncached.p99} ms  (n=${uncached.n})`);
-    const replayed = await replay(store, hot.cache, tokens);
-    log(`  replay rebuild (${hot.name}): p50 ${replayed.rebuild.p50} ms  p95 ${replayed.rebuild.p95} ms  p99 ${replayed.rebuild.p99} ms  (n=${replayed.rebuild.n})`);
-    if (replayed.rebuildHit) log(`    served from the hot tier: p50 ${replayed.rebuildHit.p50} ms  p95 ${replayed.rebuildHit.p95} ms  (n=${replayed.rebuildHit.n})`);
-    if (replayed.rebuildMiss) log(`    rebuilt:                  p50 ${replayed.rebuildMiss.p50} ms  p95 ${replayed.rebuildMiss.p95} ms  (n=${replayed.rebuildMiss.n})`);
-    log(`  hot-tier hit rate (rebuild results): ${replayed.hitRate.rebuildResults}% of ${replayed.rebuild.n} rebuilds; exact-cache ceiling of this stream ${replayed.hitRate.exactCeiling}%`);
-    if (replayed.refreshAhead) log(`    refresh-ahead: ${replayed.refreshAhead.rebuilds} background rebuilds in ${replayed.refreshAhead.passes} passes after writes (${replayed.counts.rebuilds - replayed.counts.rebuildHits} rebuilt on request)${replayed.refreshAhead.failed ? `, ${replayed.refreshAhead.failed} failed` : ''}`);
-    log(`    cached reads ${replayed.hitRate.cachedReads}%; cached values (results + reads) ${replayed.hitRate.values}%; every hot lookup incl. generation tokens ${replayed.hitRate.hotLookups}%${replayed.hotErrors ? `; ${replayed.hotErrors} hot errors` : ''}`);
-    report.results.push({ backend: name, hot: hot.name, ingest, databaseBytes: bytes, uncachedRebuild: uncached, ...replayed });
+    for (const [rate, refreshAhead] of RATES.flatMap((r) => REFRESH_MODES.map((m) => [r, m]))) {
+      const hot = await openHot(name);
+      try {
+        const replayed = await replay(store, hot.cache, tokens, refreshAhead, rate);
+        log(`  replay rebuild (${hot.name}, ${rate > 0 ? `${rate} requests/s` : 'saturated'}, refresh-ahead ${refreshAhead ? 'on' : 'off'}): p50 ${replayed.rebuild.p50} ms  p95 ${replayed.rebuild.p95} ms  p99 ${replayed.rebuild.p99} ms  (n=${replayed.rebuild.n}; load ${loadavg()[0].toFixed(2)})`);
+        if (replayed.rebuildHit) log(`    served from the hot tier: p50 ${replayed.rebuildHit.p50} ms  p95 ${replayed.rebuildHit.p95} ms  (n=${replayed.rebuildHit.n})`);
+        if (replayed.rebuildMiss) log(`    rebuilt:                  p50 ${replayed.rebuildMiss.p50} ms  p95 ${replayed.rebuildMiss.p95} ms  (n=${replayed.rebuildMiss.n})`);
+        log(`    hot-tier hit rate (rebuild results): ${replayed.hitRate.rebuildResults}% of ${replayed.rebuild.n} rebuilds; exact-cache ceiling of this stream ${replayed.hitRate.exactCeiling}%`);
+        if (replayed.refreshAhead) log(`    refresh-ahead: ${replayed.refreshAhead.rebuilds} background rebuilds in ${replayed.refreshAhead.passes} passes after writes (${replayed.counts.rebuilds - replayed.counts.rebuildHits} rebuilt on request)${replayed.refreshAhead.failed ? `, ${replayed.refreshAhead.failed} failed` : ''}`);
+        log(`    cached reads ${replayed.hitRate.cachedReads}%; cached values (results + reads) ${replayed.hitRate.values}%; every hot lookup incl. generation tokens ${replayed.hitRate.hotLookups}%${replayed.hotErrors ? `; ${replayed.hotErrors} hot errors` : ''}`);
+        report.results.push({ backend: name, hot: hot.name, rate, refreshAhead, ingest, databaseBytes: bytes, uncachedRebuild: uncached, ...replayed });
+      } finally {
+        await hot.dispose();
+      }
+    }
   } finally {
-    await hot.dispose();
     await backend.dispose();
   }
 }
