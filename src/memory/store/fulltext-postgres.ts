@@ -111,30 +111,52 @@ export function createPostgresFullText(): FullTextDialect {
       await countTerms(ex, q, indexedLiterals(q), MAX_SCORED_POSTINGS);
     },
 
-    async search(ex: SqlExecutor, q: FullTextQuery): Promise<SearchHit[]> {
-      const budget = MAX_SCORED_POSTINGS;
-      const literals = indexedLiterals(q);
-      const counted = await countTerms(ex, q, literals, budget);
-      const df = new Map(literals.map((literal) => [literal, counted.get(literal)!] as const));
-      const choice = chooseTerms(df, budget);
-      if (choice.terms.length === 0) return [];
-      const kinds = q.kinds ? ` AND d.kind IN (${placeholders(q.kinds.length)})` : '';
-      const kindParams = q.kinds ?? [];
-      if (choice.newestOnly) return newestHitsOf(ex, q, choice.terms, kinds, budget);
-      const n = counted.get(DOCS_KEY)!;
-      const score = choice.terms.map(() => `CASE WHEN ${VECTOR} @@ ?::tsquery THEN ?::float8 ELSE 0 END`).join(' + ');
-      const scoreParams: SqlValue[] = choice.terms.flatMap((t) => [t, bm25Idf(n, df.get(t)!)]);
-      const rows = await ex.all<Row>(
-        `SELECT d.kind AS kind, d.record_id AS record_id, ${score} AS score
-           FROM memory_search d
-          WHERE ${VECTOR} @@ ?::tsquery AND d.user_id = ?${kinds}
-          ORDER BY score DESC, d.doc_id DESC LIMIT ?`,
-        [...scoreParams, choice.terms.join(' | '), q.userId, ...kindParams, q.limit],
-      );
-      return rows.map((r) => ({ kind: str(r.kind) as SearchKind, id: str(r.record_id), score: num(r.score) }));
-    },
+    search: async (ex, q) => (await searchMany(ex, [q]))[0]!,
+    searchMany,
   };
 }
+
+/**
+ * Searches sharing one user and one set of terms: the terms are counted once and, when BM25 ranks
+ * them, matched and scored once for all the searches' kinds; each search's hits are then, in that
+ * order, the hits of its own kinds up to its limit. The order (score, then newest document) is
+ * total, so a filtered list is exactly what the search alone would return; there are at most the
+ * postings budget of matches (the chosen terms' counts are capped by it), so no LIMIT is needed.
+ */
+async function searchMany(ex: SqlExecutor, queries: readonly FullTextQuery[]): Promise<SearchHit[][]> {
+  const first = queries[0];
+  if (!first) return [];
+  const budget = MAX_SCORED_POSTINGS;
+  const literals = indexedLiterals(first);
+  const counted = await countTerms(ex, first, literals, budget);
+  const df = new Map(literals.map((literal) => [literal, counted.get(literal)!] as const));
+  const choice = chooseTerms(df, budget);
+  if (choice.terms.length === 0) return queries.map(() => []);
+  if (choice.newestOnly) return Promise.all(queries.map((q) => newestHitsOf(ex, q, choice.terms, kindFilter(q.kinds), budget)));
+  const kinds = queries.some((q) => q.kinds === undefined) ? undefined : [...new Set(queries.flatMap((q) => q.kinds!))];
+  const n = counted.get(DOCS_KEY)!;
+  const score = choice.terms.map(() => `CASE WHEN ${VECTOR} @@ ?::tsquery THEN ?::float8 ELSE 0 END`).join(' + ');
+  const scoreParams: SqlValue[] = choice.terms.flatMap((t) => [t, bm25Idf(n, df.get(t)!)]);
+  const rows = await ex.all<Row>(
+    `SELECT d.kind AS kind, d.record_id AS record_id, ${score} AS score
+       FROM memory_search d
+      WHERE ${VECTOR} @@ ?::tsquery AND d.user_id = ?${kindFilter(kinds)}
+      ORDER BY score DESC, d.doc_id DESC`,
+    [...scoreParams, choice.terms.join(' | '), first.userId, ...(kinds ?? [])],
+  );
+  const all = rows.map((r) => ({ kind: str(r.kind) as SearchKind, id: str(r.record_id), score: num(r.score) }));
+  return queries.map((q) => {
+    const mine: SearchHit[] = [];
+    for (const h of all) {
+      if (mine.length >= q.limit) break;
+      if (q.kinds === undefined || q.kinds.includes(h.kind)) mine.push({ ...h });
+    }
+    return mine;
+  });
+}
+
+/** ` AND d.kind IN (…)` for `kinds`, or nothing for all kinds. */
+const kindFilter = (kinds: readonly string[] | undefined): string => (kinds ? ` AND d.kind IN (${placeholders(kinds.length)})` : '');
 
 /** The tsquery literals of the query's terms that can be in the index (longer ones never are). */
 function indexedLiterals(q: FullTextQuery): string[] {
