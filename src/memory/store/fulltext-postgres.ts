@@ -37,7 +37,8 @@ import type { SearchHit, SearchKind } from '../memory-store.js';
 import { chooseTerms, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
 import type { FullTextDialect, FullTextQuery } from './fulltext.js';
 import { newestHits } from './fulltext-newest.js';
-import { num, placeholders, str, type Row } from './rows.js';
+import { kindFilter, splitByKinds, unionKinds } from './fulltext-split.js';
+import { num, str, type Row } from './rows.js';
 
 /** Characters of a record's term string that are indexed (bounds the tsvector under 1 MB). */
 export const MAX_INDEXED_CHARS = 30_000;
@@ -133,7 +134,7 @@ async function searchMany(ex: SqlExecutor, queries: readonly FullTextQuery[]): P
   const choice = chooseTerms(df, budget);
   if (choice.terms.length === 0) return queries.map(() => []);
   if (choice.newestOnly) return Promise.all(queries.map((q) => newestHitsOf(ex, q, choice.terms, kindFilter(q.kinds), budget)));
-  const kinds = queries.some((q) => q.kinds === undefined) ? undefined : [...new Set(queries.flatMap((q) => q.kinds!))];
+  const kinds = unionKinds(queries);
   const n = counted.get(DOCS_KEY)!;
   const score = choice.terms.map(() => `CASE WHEN ${VECTOR} @@ ?::tsquery THEN ?::float8 ELSE 0 END`).join(' + ');
   const scoreParams: SqlValue[] = choice.terms.flatMap((t) => [t, bm25Idf(n, df.get(t)!)]);
@@ -145,18 +146,8 @@ async function searchMany(ex: SqlExecutor, queries: readonly FullTextQuery[]): P
     [...scoreParams, choice.terms.join(' | '), first.userId, ...(kinds ?? [])],
   );
   const all = rows.map((r) => ({ kind: str(r.kind) as SearchKind, id: str(r.record_id), score: num(r.score) }));
-  return queries.map((q) => {
-    const mine: SearchHit[] = [];
-    for (const h of all) {
-      if (mine.length >= q.limit) break;
-      if (q.kinds === undefined || q.kinds.includes(h.kind)) mine.push({ ...h });
-    }
-    return mine;
-  });
+  return splitByKinds(all, queries);
 }
-
-/** ` AND d.kind IN (…)` for `kinds`, or nothing for all kinds. */
-const kindFilter = (kinds: readonly string[] | undefined): string => (kinds ? ` AND d.kind IN (${placeholders(kinds.length)})` : '');
 
 /** The tsquery literals of the query's terms that can be in the index (longer ones never are). */
 function indexedLiterals(q: FullTextQuery): string[] {

@@ -22,9 +22,10 @@
  */
 import type { SqlDatabase, SqlExecutor } from '../../store/warm/sql.js';
 import type { SearchHit, SearchKind } from '../memory-store.js';
+import { kindFilter, splitByKinds, unionKinds } from './fulltext-split.js';
 import type { FullTextDialect, FullTextQuery } from './fulltext.js';
 import { newestHits } from './fulltext-newest.js';
-import { num, placeholders, str, type Row } from './rows.js';
+import { num, str, type Row } from './rows.js';
 
 /** Most postings a query scores (sum of the document frequencies of the terms it keeps). */
 export const MAX_SCORED_POSTINGS = 1000;
@@ -98,9 +99,6 @@ function newestHitsOf(ex: SqlExecutor, q: FullTextQuery, terms: readonly string[
   );
 }
 
-/** ` AND d.kind IN (…)` for `kinds`, or nothing for all kinds. */
-const kindFilter = (kinds: readonly string[] | undefined): string => (kinds ? ` AND d.kind IN (${placeholders(kinds.length)})` : '');
-
 /**
  * Document frequencies of `q.terms` (keyed as quoted in a MATCH, capped at `budget + 1`); the ones
  * `q.frequencies` lacks are counted in one statement, one column per term, and added to it.
@@ -168,16 +166,9 @@ async function searchMany(ex: SqlExecutor, queries: readonly FullTextQuery[]): P
     for (const q of queries) out.push(await newestHitsOf(ex, q, choice.terms, kindFilter(q.kinds), budget));
     return out;
   }
-  const kinds = queries.some((q) => q.kinds === undefined) ? undefined : [...new Set(queries.flatMap((q) => q.kinds!))];
+  const kinds = unionKinds(queries);
   const all = await rankedHits(ex, first, choice.terms.join(' OR '), kinds);
-  return queries.map((q) => {
-    const mine: SearchHit[] = [];
-    for (const h of all) {
-      if (mine.length >= q.limit) break;
-      if (q.kinds === undefined || q.kinds.includes(h.kind)) mine.push({ ...h });
-    }
-    return mine;
-  });
+  return splitByKinds(all, queries);
 }
 
 /** Creates the SQLite FTS5 dialect. */
