@@ -21,7 +21,8 @@
 //      SCALE_REFRESH=both replays twice on the same data: with it, then without
 //      SCALE_RATE (100) requests/s of the replay, 0 = saturated (next request as soon as one is
 //      answered); a list such as 100,0 replays once per rate
-//      KEEP=1 keeps the SQLite file and the PostgreSQL schema. --json prints one JSON document.
+//      KEEP=1 keeps the SQLite file and the PostgreSQL schema; SCALE_SCHEMA=<kept schema> replays on a
+//      kept PostgreSQL schema without loading it again (and keeps it). --json prints one JSON document.
 //
 // Hit rates reported for the replay (each over the replayed rebuild requests or lookups):
 //   rebuildResults  THE hot-tier hit rate of the target: rebuild requests answered with a cached
@@ -130,27 +131,35 @@ async function openBackend(name) {
   }
   if (name === 'postgres') {
     const { default: pg } = await import('pg');
-    const schema = `ctxvm_scale_${Date.now().toString(36)}`;
+    const reuse = env.SCALE_SCHEMA ?? null;
+    if (reuse !== null && !/^ctxvm_scale_[a-z0-9]+$/.test(reuse)) throw new Error(`SCALE_SCHEMA=${reuse}: expected a schema a KEEP=1 run left, such as ctxvm_scale_mf3k2a1b`);
+    const schema = reuse ?? `ctxvm_scale_${Date.now().toString(36)}`;
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
+    if (!reuse) await admin.query(`CREATE SCHEMA ${schema}`);
     const db = await openWarmDatabase({ db: PG_URL, postgres: { searchPath: schema, poolSize: 4 } });
     return {
       db,
-      where: `${PG_URL.replace(/:[^:@/]+@/, ':***@')} schema ${schema}`,
+      reused: reuse !== null,
+      where: `${PG_URL.replace(/:[^:@/]+@/, ':***@')} schema ${schema}${reuse ? ' (kept from an earlier run, not loaded again)' : ''}`,
       async size() {
         const r = await admin.query(`SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')`, [schema]);
         return Number(r.rows[0].n);
       },
-      // What autovacuum does shortly after a bulk load anyway; without it the first queries run
-      // on plans made for empty tables, and the numbers depend on when autovacuum gets to them.
+      // What autovacuum does shortly after a bulk load or a replay's writes anyway: without it the
+      // first queries run on plans made for empty tables, scans wade through the dead rows of
+      // updated tasks and access counters, and the numbers depend on when (or, on a server with
+      // autovacuum off, whether) it gets to them. Run after the load and before every replay.
       async settle() {
-        await admin.query(`SET search_path TO ${schema}`);
-        await admin.query('ANALYZE');
+        const { rows } = await admin.query(`SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`, [schema]);
+        for (const { relname } of rows) await admin.query(`VACUUM (ANALYZE) ${schema}.${relname}`);
+      },
+      async autovacuum() {
+        return (await admin.query('SHOW autovacuum')).rows[0].autovacuum;
       },
       async dispose() {
         await db.close();
-        if (!env.KEEP) await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+        if (!env.KEEP && !reuse) await admin.query(`DROP SCHEMA ${schema} CASCADE`);
         await admin.end();
       },
     };
@@ -313,14 +322,15 @@ for (const name of BACKENDS) {
   const backend = await openBackend(name);
   try {
     const store = createSqlMemoryStore(backend.db);
-    log(`\n[${name}] ${backend.where}`);
-    const ingest = await bulkLoad(store);
+    log(`\n[${name}] ${backend.where}${backend.autovacuum ? `; autovacuum ${await backend.autovacuum()} (the bench vacuums after the load and before each replay)` : ''}`);
+    const ingest = backend.reused ? null : await bulkLoad(store);
     await backend.settle?.();
     const bytes = await backend.size();
-    log(`  ingest: ${ingest.memories.toLocaleString('en')} memories in ${ingest.seconds} s = ${ingest.memoriesPerSecond.toLocaleString('en')}/s overall, turns ${ingest.turnsPerSecond.toLocaleString('en')}/s (batches of ${BATCH}); database ${(bytes / 1e6).toFixed(1)} MB`);
+    if (ingest) log(`  ingest: ${ingest.memories.toLocaleString('en')} memories in ${ingest.seconds} s = ${ingest.memoriesPerSecond.toLocaleString('en')}/s overall, turns ${ingest.turnsPerSecond.toLocaleString('en')}/s (batches of ${BATCH}); database ${(bytes / 1e6).toFixed(1)} MB`);
     const uncached = await uncachedRebuilds(store, tokens);
     log(`  rebuild, uncached (no hot tier): p50 ${uncached.p50} ms  p95 ${uncached.p95} ms  p99 ${uncached.p99} ms  (n=${uncached.n})`);
     for (const [rate, refreshAhead] of RATES.flatMap((r) => REFRESH_MODES.map((m) => [r, m]))) {
+      await backend.settle?.();
       const hot = await openHot(name);
       try {
         const replayed = await replay(store, hot.cache, tokens, refreshAhead, rate);

@@ -68,9 +68,13 @@ export interface HotCache {
   get<T>(ns: CacheNamespace, key: string): Promise<T | undefined>;
   /** Values for many keys of one namespace in one round trip, in the order of `keys`. */
   getMany<T>(ns: CacheNamespace, keys: readonly string[]): Promise<Array<T | undefined>>;
-  /** Stores `value` (JSON-serialisable) under `key` for `ttlMs` milliseconds. */
+  /**
+   * Stores `value` (JSON-serialisable) under `key` for `ttlMs` milliseconds. The value is encoded
+   * during the call, before it returns: a caller may hand the value on (and let it be changed)
+   * without awaiting the write, and a later `get` on the same cache sees the write.
+   */
   set<T>(ns: CacheNamespace, key: string, value: T, options: HotCacheSetOptions): Promise<void>;
-  /** Stores many `[key, value]` pairs of one namespace in one round trip, all with the same TTL. */
+  /** Stores many `[key, value]` pairs of one namespace in one round trip, all with the same TTL; encoded during the call, as `set`. */
   setMany(ns: CacheNamespace, entries: Iterable<readonly [key: string, value: unknown]>, options: HotCacheSetOptions): Promise<void>;
   /** Removes one entry; removing an absent entry is not an error. */
   delete(ns: CacheNamespace, key: string): Promise<void>;

@@ -59,6 +59,16 @@ export function hotCacheContract(name: string, setup: () => Promise<HotCacheFixt
       expect(await cache.get(alice, 'task')).toEqual({ title: 'a' });
     });
 
+    it('encodes a value during set and setMany: a write not awaited keeps the value as it was, and a later get sees it', async () => {
+      const value = { title: 'a' };
+      const writing = cache.set(alice, 'early', value, LONG);
+      const writingMany = cache.setMany(alice, [['early-batch', value]], LONG);
+      value.title = 'mutated after the call';
+      expect(await cache.get(alice, 'early')).toEqual({ title: 'a' });
+      expect(await cache.get(alice, 'early-batch')).toEqual({ title: 'a' });
+      await Promise.all([writing, writingMany]);
+    });
+
     it('overwrites and deletes', async () => {
       await cache.set(alice, 'k', 1, LONG);
       await cache.set(alice, 'k', 2, LONG);

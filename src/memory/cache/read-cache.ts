@@ -158,9 +158,11 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
       if (o.status !== 'fulfilled' || g === undefined || (o.value === undefined && !r.cacheUndefined)) return;
       entries.push([r.key, { g, d: o.value === undefined ? null : o.value }]);
     });
-    // Stored (encoded) before anyone gets the values, so a caller mutating its result cannot
-    // change what the cache holds.
-    if (entries.length > 0) await guarded('setMany', () => hot.setMany(ns(userId), entries, ttl), undefined);
+    // Encoded (the hot cache encodes in the call, before its first await) before anyone gets the
+    // values, so a caller mutating its result cannot change what the cache holds. Not awaited: a
+    // miss does not also wait for the hot tier's write. (`guarded` never rejects; a value
+    // written late is still labelled with the generation it was read under.)
+    if (entries.length > 0) void guarded('setMany', () => hot.setMany(ns(userId), entries, ttl), undefined);
     settle(requests, outcomes);
   }
 

@@ -99,9 +99,10 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     cached: false,
   };
   if (options.cache) {
-    // The hot tier is lossy by contract: a failed write only costs a rebuild later.
+    // The hot tier is lossy by contract: a failed write only costs a rebuild later. Not awaited
+    // (the entry is encoded in the call): the caller does not wait for the hot tier's round trip.
     const entry: CachedRebuild = { context, ...stableSpan(o, tasks, q) };
-    await options.cache.set(ns, key, entry, { ttlMs: o.cacheTtlMs }).catch(() => undefined);
+    options.cache.set(ns, key, entry, { ttlMs: o.cacheTtlMs }).catch(() => undefined);
   }
   if (o.touch) await touchUsed(store, context, o.nowMs);
   return context;
