@@ -108,10 +108,6 @@ export function createPostgresFullText(): FullTextDialect {
       });
     },
 
-    async countTerms(ex: SqlExecutor, q: FullTextQuery): Promise<void> {
-      await countTerms(ex, q, indexedLiterals(q), MAX_SCORED_POSTINGS);
-    },
-
     search: async (ex, q) => (await searchMany(ex, [q]))[0]!,
     searchMany,
   };

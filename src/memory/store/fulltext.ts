@@ -40,14 +40,9 @@ export interface FullTextDialect {
   search(ex: SqlExecutor, query: FullTextQuery): Promise<SearchHit[]>;
   /**
    * The searches of one `searchMany` (same user, terms and `frequencies`; other kinds and
-   * limits), each answered as `search` would, with what they share worked out once. Optional.
+   * limits), each answered as `search` would, with what they share worked out once.
    */
-  searchMany?(ex: SqlExecutor, queries: readonly FullTextQuery[]): Promise<SearchHit[][]>;
-  /**
-   * Counts the statistics `search` needs for `query.terms` into `query.frequencies` ahead of the
-   * searches (which may then run concurrently and count nothing). Optional.
-   */
-  countTerms?(ex: SqlExecutor, query: FullTextQuery): Promise<void>;
+  searchMany(ex: SqlExecutor, queries: readonly FullTextQuery[]): Promise<SearchHit[][]>;
 }
 
 /** The full-text dialect for a SQL dialect. */

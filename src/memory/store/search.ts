@@ -52,22 +52,10 @@ export async function searchMany(scope: UserScope, query: string, searches: read
     if (!(limit > 0) || (kinds && kinds.length === 0) || terms.length === 0) return undefined;
     return { userId: scope.userId, userKey: scope.userKey, terms, kinds, limit, frequencies };
   });
-  const first = queries.find((q) => q !== undefined);
-  if (!first) return queries.map(() => []);
+  const asked = queries.filter((q): q is FullTextQuery => q !== undefined);
+  if (asked.length === 0) return queries.map(() => []);
   await scope.ctx.ready();
-  // A dialect that answers the searches together shares their term statistics and ranking; one
-  // that counts the statistics up front lets the searches run concurrently; the others count as
-  // they go, in turn.
-  if (fullText.searchMany) {
-    const asked = queries.filter((q): q is FullTextQuery => q !== undefined);
-    const answers = await fullText.searchMany(db, asked);
-    return queries.map((q) => (q ? answers[asked.indexOf(q)]! : []));
-  }
-  if (fullText.countTerms) {
-    await fullText.countTerms(db, first);
-    return Promise.all(queries.map((q) => (q ? fullText.search(db, q) : [])));
-  }
-  const out: SearchHit[][] = [];
-  for (const q of queries) out.push(q ? await fullText.search(db, q) : []);
-  return out;
+  // The dialect answers the searches together: term statistics and ranking are shared.
+  const answers = await fullText.searchMany(db, asked);
+  return queries.map((q) => (q ? answers[asked.indexOf(q)]! : []));
 }
