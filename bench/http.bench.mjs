@@ -168,6 +168,21 @@ await db.close();
 let missing = 0;
 for (const [user, userTurn, assistantTurn] of acked) if (!stored.has(`${user}\u0000${userTurn}`) || !stored.has(`${user}\u0000${assistantTurn}`)) missing++;
 
+/** durationMs of the POST /messages lines of the request log from `sinceMs` on, sorted. */
+function serverLatencies(file, sinceMs) {
+  const out = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.startsWith('{') || !line.includes('"durationMs"')) continue;
+    try {
+      const r = JSON.parse(line);
+      if (r.method === 'POST' && typeof r.route === 'string' && r.route.endsWith('/messages') && r.time >= sinceMs && typeof r.durationMs === 'number') out.push(r.durationMs);
+    } catch {
+      // a line cut short by the shutdown
+    }
+  }
+  return out.sort((a, b) => a - b);
+}
+
 function stageStats(stage) {
   const sum = Number(new RegExp(`ctxvm_stage_duration_seconds_sum\\{stage="${stage}"\\} ([0-9.e+-]+)`).exec(metrics)?.[1] ?? NaN);
   const count = Number(new RegExp(`ctxvm_stage_duration_seconds_count\\{stage="${stage}"\\} (\\d+)`).exec(metrics)?.[1] ?? NaN);
@@ -205,6 +220,17 @@ const savings = /ctxvm_token_savings_ratio (-?[0-9.e+-]+)/.exec(metrics)?.[1];
 const hit = /ctxvm_hot_cache_hit_ratio ([0-9.e+-]+)/.exec(metrics)?.[1];
 console.log(`token savings vs full history: ${savings ? (Number(savings) * 100).toFixed(1) + '%' : 'n/a'}; hot-cache hit rate ${hit ? (Number(hit) * 100).toFixed(1) + '%' : 'n/a'}`);
 console.log(`\ndurability: ${acked.length} acknowledged messages, ${missing} missing from the store (${turnsInDb} turns stored, ${badBodies} unreadable 2xx bodies); log ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MiB`);
+
+// The server's own latency per request (its request log: from the request's arrival in the
+// handler to the response), against what the client saw. The difference is queueing: with every
+// connection busy, a request waits for the ones ahead of it (Little's law: mean latency =
+// connections / throughput), so p50/p99 at the client follow from throughput, not from the work
+// of one request.
+const served = serverLatencies(logFile, t0);
+if (served.length) {
+  const q = (p) => served[Math.min(served.length - 1, Math.floor(p * served.length))].toFixed(1);
+  console.log(`server-side latency of the measured requests (request log, handler only): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${served[served.length - 1].toFixed(1)} ms over ${served.length} requests; queueing: ${CONNECTIONS} connections / ${rps.toFixed(0)} req/s = ${((CONNECTIONS / rps) * 1000).toFixed(0)} ms mean wait at the client (Little's law)`);
+}
 
 const okStore = missing === 0 && badBodies === 0 && acked.length > 0;
 const okRps = rps >= TARGET_RPS;
