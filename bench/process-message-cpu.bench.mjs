@@ -15,6 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireDist, root, table } from './lib.mjs';
 import { createMessageMix } from './message-mix.mjs';
+import { createServeWiring } from './serve-wiring.mjs';
 
 requireDist();
 const MESSAGES = Number(process.env.BENCH_PM_MESSAGES ?? 2000);
@@ -22,12 +23,6 @@ const CONCURRENCY = Number(process.env.BENCH_PM_CONCURRENCY ?? 32);
 const USERS = 200;
 const dist = (p) => import(join(root, 'dist', p));
 const { openWarmDatabase } = await dist('store/warm/open.js');
-const { createSqlMemoryStore } = await dist('memory/store/sql-memory-store.js');
-const { createMemoryManager } = await dist('memory/manager.js');
-const { createHotCache } = await dist('store/hot-cache.js');
-const { createFsObjectStore } = await dist('store/drivers/objects-fs.js');
-const { createTurnArchive } = await dist('memory/store/turn-archive.js');
-const { createArchiveQueue } = await dist('memory/store/archive-queue.js');
 const { SERVER_WAL_AUTOCHECKPOINT_PAGES } = await dist('server/open-services.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'ctxvm-bench-pm-'));
@@ -41,10 +36,7 @@ const counted = (ex, inTx) => ({
   exec: (s) => ex.exec(s),
 });
 const db = { ...counted(raw, false), dialect: raw.dialect, location: raw.location, close: () => raw.close(), transaction: (fn) => (counts.transactions++, raw.transaction((tx) => fn(counted(tx, true)))) };
-const store = createSqlMemoryStore(db);
-const hot = await createHotCache({});
-const queue = createArchiveQueue({ archive: createTurnArchive({ objects: createFsObjectStore({ root: join(dir, 'objects') }), db }) });
-const manager = createMemoryManager({ store, hot, archive: { append: async (u, t) => queue.append(u, t) }, defaultTimeZone: 'Asia/Shanghai' });
+const { manager, queue, close } = await createServeWiring(db, dir);
 
 const nextMessage = createMessageMix();
 const stages = { extract: 0, update: 0, rebuild: 0, respond: 0, total: 0 };
@@ -85,7 +77,6 @@ const rows = [await pass(1), await pass(CONCURRENCY)];
 console.log(`\nbench:process-message-cpu — processMessage in-process, ${USERS} users, ${MESSAGES} messages a pass (load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)})\n`);
 table(rows);
 console.log('\nstage columns are wall-time means from the manager (concurrent pass: including waits)');
-await queue.close();
-await hot.close();
+await close();
 await raw.close();
 rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireDist, root, table } from './lib.mjs';
 import { createMessageMix } from './message-mix.mjs';
+import { createServeWiring } from './serve-wiring.mjs';
 
 requireDist();
 const MESSAGES = Number(process.env.BENCH_WA_MESSAGES ?? 1000);
@@ -22,12 +23,6 @@ const WARM_UP = 2000;
 const USERS = 200;
 const dist = (p) => import(join(root, 'dist', p));
 const { openWarmDatabase } = await dist('store/warm/open.js');
-const { createSqlMemoryStore } = await dist('memory/store/sql-memory-store.js');
-const { createMemoryManager } = await dist('memory/manager.js');
-const { createHotCache } = await dist('store/hot-cache.js');
-const { createFsObjectStore } = await dist('store/drivers/objects-fs.js');
-const { createTurnArchive } = await dist('memory/store/turn-archive.js');
-const { createArchiveQueue } = await dist('memory/store/archive-queue.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'ctxvm-bench-wa-'));
 const dbFile = join(dir, 'ctxvm.db');
@@ -35,10 +30,7 @@ const dbFile = join(dir, 'ctxvm.db');
 const raw = await openWarmDatabase({ db: dbFile, walAutocheckpointPages: 0 });
 let transactions = 0;
 const db = { all: raw.all, get: raw.get, run: raw.run, exec: raw.exec, dialect: raw.dialect, location: raw.location, close: () => raw.close(), transaction: (fn) => (transactions++, raw.transaction(fn)) };
-const store = createSqlMemoryStore(db);
-const hot = await createHotCache({});
-const queue = createArchiveQueue({ archive: createTurnArchive({ objects: createFsObjectStore({ root: join(dir, 'objects') }), db }) });
-const manager = createMemoryManager({ store, hot, archive: { append: async (u, t) => queue.append(u, t) }, defaultTimeZone: 'Asia/Shanghai' });
+const { manager, queue, close } = await createServeWiring(db, dir);
 const nextMessage = createMessageMix();
 const one = (i) => manager.processMessage({ userId: `bench-user-${i % USERS}`, text: nextMessage() });
 
@@ -66,7 +58,6 @@ console.log(`WAL pages per message: ${per(frames)} (${((frames * pageSize) / MES
 const fullText = [...byOwner].filter(([name]) => name.startsWith('memory_search')).reduce((sum, [, n]) => sum + n, 0);
 table([...byOwner].sort((a, b) => b[1] - a[1]).slice(0, 20).map(([owner, n]) => ({ 'table or index': owner, 'pages/message': per(n), share: `${((100 * n) / frames).toFixed(1)}%` })));
 console.log(`\nfull-text index (memory_search*): ${per(fullText)} pages per message, ${((100 * fullText) / frames).toFixed(0)}% of the writes`);
-await queue.close();
-await hot.close();
+await close();
 await raw.close();
 rmSync(dir, { recursive: true, force: true });
