@@ -175,6 +175,9 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
       touch: (kind, ids, atMs) => inner.touch(kind, ids, atMs),
       ...(inner.touchMany ? { touchMany: inner.touchMany.bind(inner) } : {}),
       accessStats: (kind, ids) => inner.accessStats(kind, ids),
+      // The view inside is the warm store's own (uncached: it must see its own writes); the
+      // user's cached values are retired once the one transaction has committed (or failed).
+      ...(inner.atomically ? { atomically: <T>(fn: (store: UserMemoryStore) => Promise<T>) => write('records', () => inner.atomically!(fn)) } : {}),
     };
   }
 

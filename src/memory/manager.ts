@@ -320,13 +320,17 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const extraction = await extractResolved(message.text, { now, timeZone, recent: recentEntities }, store);
     const t1 = performance.now();
 
-    // 2. update: the raw turn first (it is the source of everything else), then the memory change
+    // 2. update: the raw turn (the source of everything else) and the memory change, in one
+    // transaction where the store can (one COMMIT; never the change without its turn)
     const userTurnId = message.id ?? newTurnId(now);
     const userTurn: Omit<Turn, 'userId'> = { id: userTurnId, role: 'user', speaker: null, text: message.text, atMs: now, sessionId: null };
-    await store.addTurns([userTurn]);
     const unresolved = CHANGE_INTENTS.has(extraction.intent) && !extraction.target;
     const clarify = WRITE_INTENTS.has(extraction.intent) && (unresolved || extraction.confidence < clarifyBelow || extraction.clarification !== undefined);
-    const applied = clarify ? [] : await applyExtraction(store, extraction, userTurnId);
+    const update = async (s: UserMemoryStore): Promise<AppliedChange[]> => {
+      await s.addTurns([userTurn]);
+      return clarify ? [] : applyExtraction(s, extraction, userTurnId);
+    };
+    const applied = store.atomically ? await store.atomically(update) : await update(store);
     // No hot-tier invalidation here: cached reads are retired by the writes themselves and cached
     // rebuilds are keyed by the memory version (invalidating the user would also drop the list
     // of recently mentioned records just remembered).

@@ -212,6 +212,16 @@ export interface UserMemoryStore {
   touchMany?(touches: ReadonlyArray<{ kind: MemoryKind; ids: readonly string[] }>, atMs: number): Promise<void>;
   /** Access counts and last access of records (for retrieval weighting); missing ids have none. */
   accessStats(kind: MemoryKind, ids: readonly string[]): Promise<Map<string, { count: number; lastMs: number }>>;
+  /**
+   * Runs `fn` with a view of this user's memory inside ONE warm transaction: the writes `fn` makes
+   * through the view commit together when it resolves, or none does when it throws; reads through
+   * the view see them. (processMessage stores a message and what it changed this way: one COMMIT,
+   * and never the change without its source turn.) The view has no access statistics: `touch`,
+   * `touchMany` and `accessStats` throw a UsageError inside. On PostgreSQL `fn` may run more than
+   * once (see `SqlDatabase.transaction`), so it must have no effects outside the view. Optional:
+   * callers fall back to writing step by step.
+   */
+  atomically?<T>(fn: (store: UserMemoryStore) => Promise<T>): Promise<T>;
 }
 
 /** Options of `MemoryStore.forUser`. */

@@ -250,6 +250,59 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       expect((await u.getTask(task.id)) ?? null).toBeNull();
     });
 
+    it('commits what atomically writes together, and reads inside see it', async () => {
+      if (!u.atomically) return; // optional in the interface
+      await u.addTurns([turn('t0', 'earlier', T0)]);
+      expect(await u.listTasks()).toEqual([]); // a cached store now holds the empty list
+      const before = await u.version();
+      const seenInside = await u.atomically(async (s) => {
+        await s.addTurns([turn('t1', 'remind me to renew the passport', T0 + 1000)]);
+        const task = await s.createTask({ title: 'renew the passport', sourceTurnIds: ['t1'] }, 't1');
+        const project = await s.ensureProject('Travel', 't1');
+        await s.updateTask(task.id, { projectId: project.id }, 't1');
+        return { tasks: (await s.listTasks()).map((t) => [t.title, t.projectId]), turns: (await s.recentTurns(5)).map((t) => t.id), project: project.id };
+      });
+      expect(seenInside).toEqual({ tasks: [['renew the passport', seenInside.project]], turns: ['t0', 't1'], project: seenInside.project });
+      expect((await u.listTasks()).map((t) => t.title)).toEqual(['renew the passport']);
+      expect((await u.getTurns(['t1'])).map((t) => t.text)).toEqual(['remind me to renew the passport']);
+      expect((await u.search('passport')).map((hit) => hit.kind).sort()).toEqual(['task', 'turn']);
+      expect(await u.version()).toBeGreaterThan(before);
+      expect((await u.history({ kind: 'task' })).length).toBeGreaterThan(0);
+    });
+
+    it('rolls back everything atomically wrote when its function throws', async () => {
+      if (!u.atomically) return;
+      await u.addTurns([turn('t0', 'earlier', T0)]);
+      expect(await u.listTasks()).toEqual([]);
+      const before = await u.version();
+      const failure = new Error('extraction failed');
+      await expect(
+        u.atomically(async (s) => {
+          await s.addTurns([turn('t1', 'remind me to book the ferry', T0 + 1000)]);
+          await s.createTask({ title: 'book the ferry' }, 't1');
+          await s.setFact({ kind: 'preference', key: 'seat', text: 'window seat' }, 't1');
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await u.listTasks()).toEqual([]);
+      expect(await u.getTurns(['t1'])).toEqual([]);
+      expect(await u.getFactByKey('seat')).toBeUndefined();
+      expect(await u.search('ferry')).toEqual([]);
+      expect(await u.version()).toBe(before);
+      // and the store goes on working
+      await u.createTask({ title: 'book the ferry' });
+      expect((await u.listTasks()).map((t) => t.title)).toEqual(['book the ferry']);
+    });
+
+    it('keeps access statistics out of atomically', async () => {
+      if (!u.atomically) return;
+      const task = await u.createTask({ title: 'x' });
+      await expect(u.atomically((s) => s.touch('task', [task.id], T0))).rejects.toMatchObject({ code: 'E_USAGE' });
+      await expect(u.atomically(async (s) => s.accessStats('task', [task.id]))).rejects.toMatchObject({ code: 'E_USAGE' });
+      await u.touch('task', [task.id], T0);
+      expect((await u.accessStats('task', [task.id])).get(task.id)?.count).toBe(1);
+    });
+
     it('finds two-character Chinese words, English words and every kind of record', async () => {
       await u.addTurns([turn('t1', '下班前把周报发给我', T0), turn('t2', '明天上午十点开会', T0 + 1), turn('t3', 'Please send the budget report by Friday', T0 + 2)]);
       const task = await u.createTask({ title: '整理周报' });

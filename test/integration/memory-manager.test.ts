@@ -1,7 +1,7 @@
 /**
  * The memory engine end to end on a real SQLite file: the Step 4 seed conversation in Chinese,
  * English task lifecycle, clarification instead of a write, LLM failure keeps the memory,
- * user isolation and bad input.
+ * user isolation and bad input, and a message stored together with what it changed.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,9 @@ import { zonedTimeToInstant } from '../../src/core/time-zone.js';
 import { CtxvmError } from '../../src/errors.js';
 import { createMemoryManager, type MemoryManager } from '../../src/memory/manager.js';
 import type { MemoryStore } from '../../src/memory/memory-store.js';
-import { openMemoryStore } from '../../src/memory/store/sql-memory-store.js';
+import { createSqlMemoryStore, openMemoryStore } from '../../src/memory/store/sql-memory-store.js';
+import { openWarmDatabase } from '../../src/store/warm/open.js';
+import type { SqlDatabase } from '../../src/store/warm/sql.js';
 import { createLruHotCache } from '../../src/store/drivers/hot-lru.js';
 import type { HotCache } from '../../src/store/hot-cache.js';
 
@@ -172,5 +174,41 @@ describe('failures and bad input', () => {
     const big = '今天的会议纪要：'.padEnd(1_000_000, '项目进展顺利。');
     const r = await manager.processMessage({ userId: 'gina', text: big, now: at(12) });
     expect(r.context.tokens).toBeLessThanOrEqual(r.context.budgetTokens);
+  });
+});
+
+describe('a message and what it changes are stored together', () => {
+  it('writes the message and its memory change in one transaction, the reply in a second', async () => {
+    const db = await openWarmDatabase({ db: join(dir, 'counted.db') });
+    let transactions = 0;
+    const counted: SqlDatabase = { ...db, all: db.all, get: db.get, run: db.run, exec: db.exec, close: () => db.close(), transaction: (fn) => (transactions++, db.transaction(fn)) };
+    const counting = createMemoryManager({ store: createSqlMemoryStore(counted), hot, defaultTimeZone: ZONE });
+    await counting.processMessage({ userId: 'ivy', text: 'hello there', now: at(8) }); // builds the full-text index first
+    transactions = 0;
+    const r = await counting.processMessage({ userId: 'ivy', text: 'Remind me to renew the passport by Friday', now: at(9) });
+    expect(r.applied.map((c) => c.action)).toEqual(['created']);
+    expect(transactions).toBe(2);
+    const task = (await counting.user('ivy').listTasks())[0]!;
+    expect(task.sourceTurnIds).toEqual([r.turnIds.user]);
+    await db.close();
+  });
+
+  it('keeps neither when the memory change fails: no change without its source turn', async () => {
+    const failure = new Error('the disk is full');
+    const failingChange: MemoryStore = {
+      ...store,
+      forUser(userId, opts) {
+        const inner = store.forUser(userId, opts);
+        return { ...inner, atomically: (fn) => inner.atomically!((s) => fn({ ...s, createTask: () => Promise.reject(failure) })) };
+      },
+    };
+    const m = createMemoryManager({ store: failingChange, defaultTimeZone: ZONE });
+    await expect(m.processMessage({ userId: 'jack', text: 'Remind me to renew the passport by Friday', now: at(9) })).rejects.toBe(failure);
+    expect(await store.forUser('jack').countTurns()).toBe(0);
+    expect(await store.forUser('jack').listTasks()).toEqual([]);
+    // the same message goes through once the store works again
+    const r = await manager.processMessage({ userId: 'jack', text: 'Remind me to renew the passport by Friday', now: at(9) });
+    expect(r.applied).toHaveLength(1);
+    expect(await store.forUser('jack').countTurns()).toBe(2);
   });
 });

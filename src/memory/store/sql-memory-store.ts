@@ -18,6 +18,7 @@ import { createSegmenter } from '../../text/segment.js';
 import { createSearchAnalyzer } from '../analyzer.js';
 import type { MemoryStore, UserMemoryStore, UserScopeOptions } from '../memory-store.js';
 import { accessStats, flushTouches, touch, touchMany } from './access.js';
+import { atomically } from './atomic.js';
 import { assertUserId, userKeyOf, type Analyzer, type StoreContext, type UserScope } from './context.js';
 import { addDecision, listDecisions } from './decisions.js';
 import { getFactByKey, listFacts, setFact } from './facts.js';
@@ -160,5 +161,6 @@ function userStore(scope: UserScope): UserMemoryStore {
     touch: (kind, ids, atMs) => touch(scope, kind, ids, atMs),
     touchMany: (touches, atMs) => touchMany(scope, touches, atMs),
     accessStats: (kind, ids) => accessStats(scope, kind, ids),
+    atomically: (fn) => atomically(scope, userStore, fn),
   };
 }
