@@ -53,6 +53,18 @@ describeWithService('redis', process.env.REDIS_URL, (url) => {
       expect([selected.name, selected.shared]).toEqual(['redis', true]);
     });
 
+    it('takes a reply that came in time even when the process was busy past the deadline', async () => {
+      const errors: string[] = [];
+      const [a] = await twoProcesses({ commandTimeoutMs: 200, logger: { error: (m) => errors.push(m), warn: () => {}, info: () => {} } });
+      await a.set(ns, 'x', 'ready', LONG);
+      const reading = a.get(ns, 'x');
+      const until = Date.now() + 400; // a synchronous stretch longer than the deadline: Redis answers meanwhile
+      while (Date.now() < until);
+      expect(await reading).toBe('ready');
+      expect(a.stats().errors).toBe(0);
+      expect(errors).toEqual([]);
+    });
+
     it('sees values written by the other process', async () => {
       const [a, b] = await twoProcesses();
       await a.setMany(ns, [['x', 1], ['y', 2]], LONG);

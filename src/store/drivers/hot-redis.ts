@@ -111,11 +111,16 @@ async function loadRedis(): Promise<RedisModule> {
   }
 }
 
-/** `work`, or a rejection once `ms` have passed without it settling (a late reply is then ignored). */
+/**
+ * `work`, or a rejection once `ms` have passed without it settling (a late reply is then ignored).
+ * The rejection waits for the event loop's next check phase: after a long synchronous stretch
+ * (loading a dictionary, a big parse) the timer and a reply that came in time are both due, and
+ * timers run before the socket is read — the reply gets its poll phase first.
+ */
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CtxvmError('E_UNAVAILABLE', `redis did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => setImmediate(() => reject(new CtxvmError('E_UNAVAILABLE', `redis did not answer within ${ms} ms`))), ms);
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
