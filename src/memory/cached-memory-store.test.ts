@@ -110,6 +110,29 @@ describe('cached memory store', () => {
     expect((await u.listTasks()).map((t) => t.title).sort()).toEqual(['a', 'b']);
   });
 
+  it('keeps record lists across a turn append, and retires them on any record write (warm-version)', async () => {
+    const store = createCachedMemoryStore({ store: warm, hot: lru() });
+    const u = store.forUser('alice');
+    const task = await u.createTask({ title: 'a' });
+    await u.setFact({ kind: 'preference', key: 'timeZone', text: 'Asia/Shanghai' });
+    const readRecords = () => Promise.all([u.listTasks(), u.getFactByKey('timeZone'), u.listProjects()]);
+    const first = await readRecords();
+    await u.addTurns([turn('t1', 'hello')]); // through the cache
+    await warm.forUser('alice').addTurns([turn('t2', 'hello again')]); // another process
+    const before = store.readStats();
+    expect(await readRecords()).toEqual(first);
+    expect(store.readStats().hits).toBe(before.hits + 3); // turns do not retire record lists
+    expect(store.readStats().misses).toBe(before.misses);
+    // ...but the version, which covers turns, moved with both appends
+    expect(await u.version()).toBe((await warm.forUser('alice').version()));
+    await warm.forUser('alice').updateTask(task.id, { status: 'done' }); // another process, a record
+    expect((await u.listTasks()).map((t) => t.status)).toEqual(['done']);
+    await warm.forUser('alice').ensureProject('Apollo');
+    expect((await u.listProjects()).map((p) => p.name)).toEqual(['Apollo']);
+    await warm.forUser('alice').deleteTask(task.id);
+    expect(await u.listTasks()).toEqual([]);
+  });
+
   it('never caches a value read before a concurrent write committed', async () => {
     const hot = lru();
     let gate: (() => void) | undefined;

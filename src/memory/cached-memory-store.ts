@@ -9,7 +9,7 @@
  *
  * Writes go to the warm store first; once they return (or fail, since a failure after COMMIT
  * cannot be told apart) the user's cached values are retired. Appending turns retires only the
- * version, so the record lists survive a chat turn. How staleness is ruled out, across processes
+ * version (and what depends on turns), so the record lists survive a chat turn. How staleness is ruled out, across processes
  * too, is explained in ./cache/read-cache.ts.
  *
  * Every method of `UserMemoryStore` is listed here on purpose, none forwarded wholesale: a write
@@ -74,7 +74,12 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
     hot,
     consistency,
     ttlMs: options.ttlMs ?? DEFAULT_READ_CACHE_TTL_MS,
-    warmVersion: (userId) => warm.forUser(userId).version(),
+    async warmVersions(userId) {
+      const u = warm.forUser(userId);
+      if (u.versions) return u.versions();
+      const version = await u.version();
+      return { all: version, records: version };
+    },
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const writeListeners = new Set<(userId: string) => void>();
@@ -114,6 +119,7 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
     return {
       userId: inner.userId,
       version: () => (consistency === 'warm-version' ? inner.version() : read('version', 'all', () => inner.version())),
+      ...(inner.versions ? { versions: () => inner.versions!() } : {}),
 
       addTurns: (turns) => write('all', () => inner.addTurns(turns), (r) => r.added > 0),
       // A stored turn never changes, so its cache entry outlives turn appends ('records').

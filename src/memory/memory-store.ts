@@ -138,6 +138,12 @@ export interface UserMemoryStore {
    * facts). Cache keys include it, so a cached rebuild is never served after memory changed.
    */
   version(): Promise<number>;
+  /**
+   * `all`: the memory version; `records`: a version that increases on every write of a memory
+   * record (task, project, decision, fact) and not when turns are appended; both in one read.
+   * Optional: callers fall back to `version()` for both.
+   */
+  versions?(): Promise<{ all: number; records: number }>;
 
   /** Appends raw turns (id unique per user; an existing id is left unchanged). Indexed for search. */
   addTurns(turns: readonly Omit<Turn, 'userId'>[]): Promise<{ added: number }>;

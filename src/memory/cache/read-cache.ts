@@ -15,10 +15,11 @@
  *   concurrent write is labelled with the old token and is never served after the writer has
  *   replaced it: no "stale set after invalidate" race, in one process or many. Appending turns
  *   changes only `gen:all`, so the record lists survive a chat turn.
- * - `warm-version` (default for a private cache, i.e. the in-process LRU): the generation is the
- *   warm store's version, read with every batch (one primary-key lookup). Exact even when other
- *   processes write the same database, which a private cache cannot hear about; any write,
- *   turns included, retires every value of the user.
+ * - `warm-version` (default for a private cache, i.e. the in-process LRU): the generations are the
+ *   warm store's versions, read with every batch (one primary-key lookup): the memory version for
+ *   `all`, and for `records` a version that only record writes bump. Exact even when other
+ *   processes write the same database, which a private cache cannot hear about; as in the shared
+ *   cache, appending turns leaves the record lists valid.
  *
  * Reads issued in the same tick for one user (the rebuilder asks for facts, tasks, projects and
  * decisions at once) share one `getMany` and one `setMany`. The hot tier is never authoritative:
@@ -52,8 +53,8 @@ export interface ReadCacheOptions {
   consistency: ReadCacheConsistency;
   /** Lifetime of cached values and generation tokens, ms. */
   ttlMs: number;
-  /** The warm version of a user (used by `warm-version`). */
-  warmVersion(userId: string): Promise<number>;
+  /** The warm versions of a user, per family, read together (used by `warm-version`). */
+  warmVersions(userId: string): Promise<Record<ReadFamily, number>>;
   /** Where hot-tier failures are reported, once per outage. */
   logger?: HotCacheLogger;
 }
@@ -176,8 +177,8 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
     let gens: Record<ReadFamily, string | undefined>;
     let values: unknown[];
     if (consistency === 'warm-version') {
-      const [version, got] = await Promise.all([options.warmVersion(userId), guarded('getMany', () => hot.getMany(ns(userId), keys), keys.map(() => undefined))]);
-      gens = { records: `v${version}`, all: `v${version}` };
+      const [versions, got] = await Promise.all([options.warmVersions(userId), guarded('getMany', () => hot.getMany(ns(userId), keys), keys.map(() => undefined))]);
+      gens = { records: `r${versions.records}`, all: `v${versions.all}` };
       values = got.value;
     } else {
       const got = await guarded('getMany', () => hot.getMany(ns(userId), [GEN_KEY.records, GEN_KEY.all, ...keys]), [undefined, undefined, ...keys.map(() => undefined)]);

@@ -44,9 +44,13 @@ interface TouchBuffer {
 
 const buffers = new WeakMap<StoreContext, TouchBuffer>();
 
+// A context bound to a transaction (atomic.ts) shares its store's buffer: a flush inside
+// (deleteTask's) writes the pending touches on that transaction.
+const keyOf = (ctx: StoreContext): StoreContext => ctx.outer ?? ctx;
+
 function bufferOf(ctx: StoreContext): TouchBuffer {
-  let b = buffers.get(ctx);
-  if (!b) buffers.set(ctx, (b = { users: new Map(), size: 0, timer: undefined, writing: new Set() }));
+  let b = buffers.get(keyOf(ctx));
+  if (!b) buffers.set(keyOf(ctx), (b = { users: new Map(), size: 0, timer: undefined, writing: new Set() }));
   return b;
 }
 
@@ -93,7 +97,7 @@ export async function touchMany(scope: UserScope, touches: ReadonlyArray<{ kind:
 
 /** The touches of `scope`'s user not yet written, by `kind:id` (empty when none). */
 export function pendingTouches(scope: UserScope): ReadonlyMap<string, PendingTouch> {
-  return buffers.get(scope.ctx)?.users.get(scope.userId) ?? new Map();
+  return buffers.get(keyOf(scope.ctx))?.users.get(scope.userId) ?? new Map();
 }
 
 /**
@@ -101,7 +105,7 @@ export function pendingTouches(scope: UserScope): ReadonlyMap<string, PendingTou
  * way, so a read that follows sees them all. A failed write puts its touches back and rejects.
  */
 export async function flushTouches(ctx: StoreContext, userId?: string): Promise<void> {
-  const b = buffers.get(ctx);
+  const b = buffers.get(keyOf(ctx));
   if (!b) return;
   const taken: Array<[string, PendingTouch]> = [];
   for (const [user, pending] of b.users) {
@@ -114,7 +118,9 @@ export async function flushTouches(ctx: StoreContext, userId?: string): Promise<
     clearTimeout(b.timer);
     b.timer = undefined;
   }
-  const earlier = [...b.writing];
+  // Bound to a transaction (`outer`), the writes under way on the store's own connection are not
+  // waited for: on SQLite they wait for that very transaction to end.
+  const earlier = ctx.outer ? [] : [...b.writing];
   if (taken.length > 0) {
     const write = writeTouches(ctx, taken).catch((error: unknown) => {
       restore(b, taken);

@@ -7,7 +7,6 @@
 import { UsageError } from '../../errors.js';
 import type { SqlDatabase, SqlExecutor } from '../../store/warm/sql.js';
 import type { UserMemoryStore } from '../memory-store.js';
-import { flushTouches } from './access.js';
 import type { UserScope } from './context.js';
 
 /** Runs `fn` with `make(scope)` bound to one transaction (see the module comment). */
@@ -15,10 +14,10 @@ export async function atomically<T>(scope: UserScope, make: (scope: UserScope) =
   if (typeof fn !== 'function') throw new UsageError('atomically: expected a function');
   const { ctx } = scope;
   await ctx.ready();
-  // Buffered access statistics of the user go first, so none lands after a delete inside.
-  await flushTouches(ctx, scope.userId);
   return ctx.db.transaction((tx) => {
-    const bound = make({ ...scope, ctx: { ...ctx, db: boundTo(ctx.db, tx) } });
+    // `outer`: buffered access statistics stay the store's (a delete inside flushes the user's
+    // pending ones on this transaction, so none lands after the record's statistics go).
+    const bound = make({ ...scope, ctx: { ...ctx, db: boundTo(ctx.db, tx), outer: ctx.outer ?? ctx } });
     return fn({ ...bound, touch: noAccessStats, touchMany: noAccessStats, accessStats: noAccessStats });
   });
 }

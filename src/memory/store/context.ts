@@ -25,6 +25,8 @@ export interface StoreContext {
   readonly fullText: FullTextDialect;
   /** Resolves once the full-text index exists (built on first use). */
   ready(): Promise<void>;
+  /** The store's own context, when this one is bound to a transaction (`atomically`). */
+  readonly outer?: StoreContext;
 }
 
 /** One user's door into the shared parts. */
@@ -92,18 +94,21 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
   await ctx.ready();
   const atMs = scope.atMs ?? ctx.now();
   return ctx.db.transaction(async (tx) => {
-    const row = await tx.get<Row>('SELECT version, next_seq FROM memory_versions WHERE user_id = ?', [userId]);
+    const row = await tx.get<Row>('SELECT version, next_seq, records_version FROM memory_versions WHERE user_id = ?', [userId]);
     const version = num(row?.version);
+    const recordsVersion = num(row?.records_version);
     let seq = row ? num(row.next_seq) : 1;
     let dirty = false;
+    // Whether a memory record changed (anything but appended turns): bumps records_version too.
+    let recordsDirty = false;
     const w: WriteScope = {
       tx,
       userId,
       atMs,
       nextSeq: () => seq++,
-      changed: () => void (dirty = true),
+      changed: () => void (dirty = recordsDirty = true),
       async history(kind, recordId, field, oldValue, newValue, turnId) {
-        dirty = true;
+        dirty = recordsDirty = true;
         await tx.run(
           `INSERT INTO memory_history (seq, user_id, kind, record_id, field, old_value, new_value, turn_id, at_ms)
            VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM memory_history), ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -112,6 +117,7 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
       },
       async index(kind, recordId, text, tokens) {
         dirty = true;
+        if (kind !== 'turn') recordsDirty = true;
         await tx.run(
           `INSERT INTO memory_search (doc_id, user_id, user_key, kind, record_id, tokens)
            VALUES ((SELECT COALESCE(MAX(doc_id), 0) + 1 FROM memory_search), ?, ?, ?, ?, ?)
@@ -121,15 +127,16 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
       },
       async unindex(kind, recordId) {
         dirty = true;
+        if (kind !== 'turn') recordsDirty = true;
         await tx.run('DELETE FROM memory_search WHERE user_id = ? AND kind = ? AND record_id = ?', [userId, kind, recordId]);
       },
     };
     const result = await fn(w);
     if (dirty) {
-      const values: SqlValue[] = [userId, version + 1, seq];
+      const values: SqlValue[] = [userId, version + 1, seq, recordsDirty ? recordsVersion + 1 : recordsVersion];
       await tx.run(
-        `INSERT INTO memory_versions (user_id, version, next_seq) VALUES (?, ?, ?)
-         ON CONFLICT (user_id) DO UPDATE SET version = excluded.version, next_seq = excluded.next_seq`,
+        `INSERT INTO memory_versions (user_id, version, next_seq, records_version) VALUES (?, ?, ?, ?)
+         ON CONFLICT (user_id) DO UPDATE SET version = excluded.version, next_seq = excluded.next_seq, records_version = excluded.records_version`,
         values,
       );
     }

@@ -134,6 +134,10 @@ function userStore(scope: UserScope): UserMemoryStore {
       const row = await scope.ctx.db.get<Row>('SELECT version FROM memory_versions WHERE user_id = ?', [scope.userId]);
       return num(row?.version);
     },
+    async versions() {
+      const row = await scope.ctx.db.get<Row>('SELECT version, records_version FROM memory_versions WHERE user_id = ?', [scope.userId]);
+      return { all: num(row?.version), records: num(row?.records_version) };
+    },
     addTurns: (turns) => addTurns(scope, turns),
     getTurns: (ids) => getTurns(scope, ids),
     recentTurns: (limit) => recentTurns(scope, limit),

@@ -291,6 +291,16 @@ CREATE INDEX memory_facts_kind_importance ON memory_facts (user_id, kind, import
 CREATE INDEX memory_decisions_time ON memory_decisions (user_id, created_at_ms, seq);
 `;
 
+/**
+ * Step 6: a second per-user counter, bumped only by writes of memory records (tasks, projects,
+ * decisions, facts), not by appending turns. A private hot cache (src/memory/cache/read-cache.ts,
+ * `warm-version`) checks record lists against it, so they survive a chat turn as they do in a
+ * shared cache; `version` still moves with every write.
+ */
+const MEMORY_RECORD_VERSIONS = `
+ALTER TABLE memory_versions ADD COLUMN records_version BIGINT NOT NULL DEFAULT 0;
+`;
+
 /** Every warm-store migration, in order. Append only. */
 export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'session catalog', up: SESSION_CATALOG },
@@ -298,4 +308,5 @@ export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'reminders', up: REMINDERS },
   { version: 4, name: 'api keys', up: API_KEYS },
   { version: 5, name: 'memory pool indexes', up: MEMORY_POOL_INDEXES },
+  { version: 6, name: 'memory record versions', up: MEMORY_RECORD_VERSIONS },
 ];
