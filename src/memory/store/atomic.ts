@@ -14,29 +14,62 @@ export async function atomically<T>(scope: UserScope, make: (scope: UserScope) =
   if (typeof fn !== 'function') throw new UsageError('atomically: expected a function');
   const { ctx } = scope;
   await ctx.ready();
-  return ctx.db.transaction((tx) => {
+  return ctx.db.transaction(async (tx) => {
+    const unit = bindToTransaction(ctx.db, tx);
     // `outer`: buffered access statistics stay the store's (a delete inside flushes the user's
     // pending ones on this transaction, so none lands after the record's statistics go).
-    const bound = make({ ...scope, ctx: { ...ctx, db: boundTo(ctx.db, tx), outer: ctx.outer ?? ctx } });
-    return fn({ ...bound, touch: noAccessStats, touchMany: noAccessStats, accessStats: noAccessStats });
+    const bound = make({ ...scope, ctx: { ...ctx, db: unit.db, outer: ctx.outer ?? ctx } });
+    const result = await fn({ ...bound, touch: noAccessStats, touchMany: noAccessStats, accessStats: noAccessStats });
+    unit.check();
+    return result;
   });
 }
 
-/** A database handle whose statements run on `tx` and whose transactions join it. */
-function boundTo(db: SqlDatabase, tx: SqlExecutor): SqlDatabase {
+/** A handle on one transaction for the writes of a unit, and the check that none of them failed. */
+export interface BoundTransaction {
+  db: SqlDatabase;
+  /** Throws the first failure of a write inside, if any (the unit must then roll back). */
+  check(): void;
+}
+
+/**
+ * A database handle whose statements run on `tx` and whose transactions join it. A write inside
+ * that throws may have done part of its work, and the transaction has no savepoint of its own to
+ * undo it (PostgreSQL's per-statement savepoints would release one), so the failure decides for
+ * the whole unit: later statements are refused and `check()` rethrows it, even when the caller
+ * caught it — all or nothing.
+ */
+export function bindToTransaction(db: SqlDatabase, tx: SqlExecutor): BoundTransaction {
+  let failed: { error: unknown } | undefined;
+  const open = () => {
+    if (failed) throw new UsageError('atomically: a write inside failed, so the whole unit rolls back; nothing more can run in it', { cause: failed.error });
+  };
   const bound: SqlDatabase = {
     dialect: db.dialect,
     location: db.location,
-    all: (sql, params) => tx.all(sql, params),
-    get: (sql, params) => tx.get(sql, params),
-    run: (sql, params) => tx.run(sql, params),
-    exec: (sql) => tx.exec(sql),
-    transaction: (fn) => fn(tx),
+    all: async (sql, params) => (open(), tx.all(sql, params)),
+    get: async (sql, params) => (open(), tx.get(sql, params)),
+    run: async (sql, params) => (open(), tx.run(sql, params)),
+    exec: async (sql) => (open(), tx.exec(sql)),
+    async transaction(fn) {
+      open();
+      try {
+        return await fn(tx);
+      } catch (error) {
+        failed ??= { error };
+        throw error;
+      }
+    },
     close: async () => {
       throw new UsageError('atomically: the database cannot be closed inside a transaction');
     },
   };
-  return bound;
+  return {
+    db: bound,
+    check() {
+      if (failed) throw failed.error;
+    },
+  };
 }
 
 function noAccessStats(): never {
