@@ -220,7 +220,8 @@ export interface UserMemoryStore {
   accessStats(kind: MemoryKind, ids: readonly string[]): Promise<Map<string, { count: number; lastMs: number }>>;
   /**
    * Runs `fn` with a view of this user's memory inside ONE warm transaction: the writes `fn` makes
-   * through the view commit together when it resolves, or none does when it throws; reads through
+   * through the view commit together when it resolves, or none does when it throws — or when a
+   * write inside failed, even one `fn` caught (nothing more runs in the unit then); reads through
    * the view see them. (processMessage stores a message and what it changed this way: one COMMIT,
    * and never the change without its source turn.) The view has no access statistics: `touch`,
    * `touchMany` and `accessStats` throw a UsageError inside. On PostgreSQL `fn` may run more than
