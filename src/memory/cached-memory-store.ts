@@ -9,8 +9,8 @@
  *
  * Writes go to the warm store first; once they return (or fail, since a failure after COMMIT
  * cannot be told apart) the user's cached values are retired. Appending turns retires only the
- * version (and what depends on turns), so the record lists survive a chat turn. How staleness is ruled out, across processes
- * too, is explained in ./cache/read-cache.ts.
+ * version (and what depends on turns), so the record lists survive a chat turn. How staleness is
+ * ruled out, across processes too, is explained in ./cache/read-cache.ts.
  *
  * Every method of `UserMemoryStore` is listed here on purpose, none forwarded wholesale: a write
  * method added to the interface must retire cached values, so it has to be wrapped, not inherited.

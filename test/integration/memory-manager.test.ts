@@ -181,7 +181,7 @@ describe('a message and what it changes are stored together', () => {
   it('writes the message and its memory change in one transaction, the reply in a second', async () => {
     const db = await openWarmDatabase({ db: join(dir, 'counted.db') });
     let transactions = 0;
-    const counted: SqlDatabase = { ...db, all: db.all, get: db.get, run: db.run, exec: db.exec, close: () => db.close(), transaction: (fn) => (transactions++, db.transaction(fn)) };
+    const counted: SqlDatabase = { ...db, transaction: (fn) => (transactions++, db.transaction(fn)) };
     const counting = createMemoryManager({ store: createSqlMemoryStore(counted), hot, defaultTimeZone: ZONE });
     await counting.processMessage({ userId: 'ivy', text: 'hello there', now: at(8) }); // builds the full-text index first
     transactions = 0;

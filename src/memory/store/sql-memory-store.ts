@@ -128,16 +128,14 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
 }
 
 function userStore(scope: UserScope): UserMemoryStore {
+  const versions = async () => {
+    const row = await scope.ctx.db.get<Row>('SELECT version, records_version FROM memory_versions WHERE user_id = ?', [scope.userId]);
+    return { all: num(row?.version), records: num(row?.records_version) };
+  };
   return {
     userId: scope.userId,
-    async version() {
-      const row = await scope.ctx.db.get<Row>('SELECT version FROM memory_versions WHERE user_id = ?', [scope.userId]);
-      return num(row?.version);
-    },
-    async versions() {
-      const row = await scope.ctx.db.get<Row>('SELECT version, records_version FROM memory_versions WHERE user_id = ?', [scope.userId]);
-      return { all: num(row?.version), records: num(row?.records_version) };
-    },
+    version: async () => (await versions()).all,
+    versions,
     addTurns: (turns) => addTurns(scope, turns),
     getTurns: (ids) => getTurns(scope, ids),
     recentTurns: (limit) => recentTurns(scope, limit),
