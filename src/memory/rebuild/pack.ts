@@ -190,13 +190,17 @@ export function packContext(candidates: readonly PackCandidate[], budgetTokens: 
  * records the last one did, and the counter's own memo would be asked with "text\n", a new
  * string every time (built, copied flat and hashed only to be looked up); keyed by the
  * candidate's own text, the lookup reuses that string's hash, which the dropped-item count and
- * the rendering need anyway. Bounded like the counter's memo, a quarter of its size.
+ * the rendering need anyway. Bounded at 4 Mi characters (a few MiB): the lines of one user's
+ * context take ~7,500 characters, so it holds the working set of ~500 active users; at a quarter
+ * of a MiB, 200 users in turn (bench/process-message-cpu.bench.mjs) hit it 77% of the time
+ * instead of 96%, and each miss runs the tokenizer.
  */
+const LINE_MEMO_CHARS = 1 << 22;
 const lineMemos = new WeakMap<TokenCounter, TextMemo<number>>();
 
 function lineMemoOf(tokens: TokenCounter): TextMemo<number> {
   let memo = lineMemos.get(tokens);
-  if (!memo) lineMemos.set(tokens, (memo = createTextMemo<number>({ maxTotalChars: 1 << 18 })));
+  if (!memo) lineMemos.set(tokens, (memo = createTextMemo<number>({ maxTotalChars: LINE_MEMO_CHARS })));
   return memo;
 }
 
