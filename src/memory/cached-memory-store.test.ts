@@ -98,6 +98,31 @@ describe('cached memory store', () => {
     expect(store.readStats().hits).toBe(before + 1); // the second search was cached by search()
   });
 
+  it('with cacheVolatileReads false, serves cached searches and neighbourhoods but stores none; turns and record lists are still stored', async () => {
+    const store = createCachedMemoryStore({ store: warm, hot: lru(), consistency: 'generation' });
+    const normal = store.forUser('alice');
+    const answering = store.forUser('alice', { cacheVolatileReads: false });
+    await normal.addTurns([turn('t1', 'report one'), turn('t2', 'report two')]);
+    await normal.createTask({ title: 'write report' });
+    const volatile = (u: UserMemoryStore) => Promise.all([u.search('report'), u.searchMany!('two', [{ kinds: ['turn'] }]), u.turnNeighbourhoods!(['t1'], 1, 1)]);
+    const expected = await volatile(warm.forUser('alice'));
+    // answered as the warm store answers, but nothing of it is kept ...
+    expect(await volatile(answering)).toEqual(expected);
+    let before = store.readStats();
+    expect(await volatile(normal)).toEqual(expected);
+    expect(store.readStats().misses).toBe(before.misses + 3);
+    // ... while what the normal handle stored is served to the answering one
+    before = store.readStats();
+    expect(await volatile(answering)).toEqual(expected);
+    expect(store.readStats().hits).toBe(before.hits + 3);
+    // stored turns and record lists are kept as always
+    await Promise.all([answering.getTurns(['t2']), answering.listTasks()]);
+    before = store.readStats();
+    expect((await normal.getTurns(['t2'])).map((t) => t.id)).toEqual(['t2']);
+    expect((await normal.listTasks()).map((t) => t.title)).toEqual(['write report']);
+    expect(store.readStats().hits).toBe(before.hits + 2);
+  });
+
   it('sees writes made behind its back by another process (warm-version, the default for a private cache)', async () => {
     const store = createCachedMemoryStore({ store: warm, hot: lru() });
     expect(store.consistency).toBe('warm-version');
@@ -220,5 +245,22 @@ describe('memory manager with a hot tier', () => {
     expect(getMany).not.toHaveBeenCalled();
     const wrapped: CachedMemoryStore = createCachedMemoryStore({ store: warm, hot });
     expect([isCachedMemoryStore(warm), isCachedMemoryStore(wrapped)]).toEqual([false, true]);
+  });
+
+  it('processMessage stores no search or neighbourhood its own reply retires, but buildContext does', async () => {
+    const hot = lru();
+    const setMany = vi.spyOn(hot, 'setMany');
+    const manager = createMemoryManager({ store: warm, hot, defaultTimeZone: 'UTC', refreshAhead: false });
+    const now = Date.UTC(2026, 0, 5, 9);
+    const storedKeys = () => setMany.mock.calls.flatMap(([ns, entries]) => (ns.kind === 'memory' ? [...entries].map(([key]) => key) : []));
+    for (const text of ['the report is about churn', 'send the report to Dana', 'what about the report?']) {
+      await manager.processMessage({ userId: 'alice', text, now });
+    }
+    const keys = storedKeys();
+    expect(keys.some((k) => k.startsWith('turn:'))).toBe(true); // the history layer read turns, and kept them
+    expect(keys.filter((k) => k.startsWith('search:') || k.startsWith('around:'))).toEqual([]);
+    setMany.mockClear();
+    await manager.buildContext('alice', 'the report', { now });
+    expect(storedKeys().some((k) => k.startsWith('search:'))).toBe(true);
   });
 });

@@ -4,7 +4,9 @@
  * what the manager reads on every turn — the task lists, facts and preferences (the time zone
  * among them), projects, decisions and the memory version that keys cached rebuilds — and what a
  * rebuild reads (full-text hits, turns by id and their neighbourhoods), per user under the
- * hot-cache kind `memory`, with a TTL. Everything else (recent turns, history, access
+ * hot-cache kind `memory`, with a TTL. A handle opened with `cacheVolatileReads: false` (the
+ * rebuild answering a message) serves hits and neighbourhoods from the cache but stores none:
+ * any turn append retires them, and the reply is appended right after. Everything else (recent turns, history, access
  * statistics, single records) goes straight to the warm store.
  *
  * Writes go to the warm store first; once they return (or fail, since a failure after COMMIT
@@ -90,15 +92,22 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
 
   function forUser(userId: string, scope?: UserScopeOptions): UserMemoryStore {
     const inner = warm.forUser(userId, scope); // checks the user id
-    const read = <T>(key: string | undefined, family: ReadFamily, load: () => Promise<T>): Promise<T> =>
-      key === undefined ? cache.bypass(load) : cache.read(userId, key, family, load);
+    const keepVolatile = scope?.cacheVolatileReads !== false;
+    const read = <T>(key: string | undefined, family: ReadFamily, load: () => Promise<T>, keep = true): Promise<T> =>
+      key === undefined ? cache.bypass(load) : cache.read(userId, key, family, load, keep);
     /** Values of many ids, one cache entry each (`<prefix><id>`); the misses come from one `load` call. */
-    async function perId<T>(ids: readonly string[], prefix: string, family: ReadFamily, load: (ids: string[]) => Promise<Map<string, T>>): Promise<Map<string, T>> {
+    async function perId<T>(ids: readonly string[], prefix: string, family: ReadFamily, load: (ids: string[]) => Promise<Map<string, T>>, keep = true): Promise<Map<string, T>> {
       const unique = [...new Set(ids)];
-      const values = await cache.readMany(userId, unique.map((id) => prefix + id), family, async (keys) => {
-        const found = await load(keys.map((k) => k.slice(prefix.length)));
-        return new Map([...found].map(([id, v]) => [prefix + id, v] as const));
-      });
+      const values = await cache.readMany(
+        userId,
+        unique.map((id) => prefix + id),
+        family,
+        async (keys) => {
+          const found = await load(keys.map((k) => k.slice(prefix.length)));
+          return new Map([...found].map(([id, v]) => [prefix + id, v] as const));
+        },
+        keep,
+      );
       const out = new Map<string, T>();
       unique.forEach((id, i) => values[i] !== undefined && out.set(id, values[i]!));
       return out;
@@ -131,7 +140,7 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
         ? {
             turnNeighbourhoods: (ids: readonly string[], before: number, after: number) => {
               const load = (want: string[]) => inner.turnNeighbourhoods!(want, before, after);
-              return isIdList(ids) && Number.isFinite(before) && Number.isFinite(after) ? perId(ids, `around:${before}:${after}:`, 'all', load) : cache.bypass(() => load([...ids]));
+              return isIdList(ids) && Number.isFinite(before) && Number.isFinite(after) ? perId(ids, `around:${before}:${after}:`, 'all', load, keepVolatile) : cache.bypass(() => load([...ids]));
             },
           }
         : {}),
@@ -157,7 +166,7 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
 
       // Scores use corpus statistics of all users: a cached search answers as of this user's last
       // write, as a cached rebuild does.
-      search: (query, opts) => read(searchKey(query, opts), 'all', () => inner.search(query, opts)),
+      search: (query, opts) => read(searchKey(query, opts), 'all', () => inner.search(query, opts), keepVolatile),
       ...(inner.searchMany
         ? {
             // One entry per search, shared with `search`; the missing ones in one warm call.
@@ -165,10 +174,16 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
               const keys = searches.map((o) => searchKey(query, o));
               if (!keys.every((k): k is string => k !== undefined)) return cache.bypass(() => inner.searchMany!(query, searches));
               const unique = [...new Set(keys)];
-              const values = await cache.readMany(userId, unique, 'all', async (missing) => {
-                const hits = await inner.searchMany!(query, missing.map((k) => searches[keys.indexOf(k)]!));
-                return new Map(missing.map((k, i) => [k, hits[i] ?? []] as const));
-              });
+              const values = await cache.readMany(
+                userId,
+                unique,
+                'all',
+                async (missing) => {
+                  const hits = await inner.searchMany!(query, missing.map((k) => searches[keys.indexOf(k)]!));
+                  return new Map(missing.map((k, i) => [k, hits[i] ?? []] as const));
+                },
+                keepVolatile,
+              );
               return keys.map((k) => values[unique.indexOf(k)] ?? []);
             },
           }

@@ -209,6 +209,11 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     return store.forUser(userId);
   }
 
+  /** The user's store for a rebuild that answers a message (see contextFor). */
+  function answeringUser(userId: string): UserMemoryStore {
+    return store.forUser(userId, { cacheVolatileReads: false });
+  }
+
   /** The user's store stamping what it writes with `atMs` (a message's own time). */
   function userAt(userId: string, atMs: number): UserMemoryStore {
     return store.forUser(userId, { atMs });
@@ -229,7 +234,10 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   }
 
   async function contextFor(userId: string, query: string, opts: { now?: number; budgetTokens?: number; excludeTurnIds?: readonly string[]; touch?: boolean } = {}): Promise<RebuiltContext> {
-    const store = user(userId);
+    // A rebuild answering a message is followed by the reply's write, which retires whatever it
+    // would cache of the searches and turn neighbourhoods it reads: they are not stored.
+    const answering = opts.excludeTurnIds !== undefined && opts.excludeTurnIds.length > 0;
+    const store = answering ? answeringUser(userId) : user(userId);
     const fn = await getRebuild();
     if (prefetchVersion) {
       // The rebuild's first read is the memory version (its cache key): asked for in the same

@@ -239,6 +239,14 @@ export interface UserScopeOptions {
    * back-dated conversation keeps its dates.
    */
   atMs?: number;
+  /**
+   * Whether reads that any turn append retires — full-text hits, turn neighbourhoods — are stored
+   * in the hot tier (default true). They are still answered from it when there. processMessage
+   * rebuilds with false: its reply is appended right after, so what it stored could never be
+   * read, and it would push out entries that can (stored turns, record lists). Honoured by the
+   * cached store (cached-memory-store.ts); a warm store has nothing to store.
+   */
+  cacheVolatileReads?: boolean;
 }
 
 /** A warm memory store over one database. */

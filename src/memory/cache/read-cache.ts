@@ -61,13 +61,14 @@ export interface ReadCacheOptions {
 
 /** Batched, validated reads for every user of one store. */
 export interface ReadCache {
-  /** The cached value of `key`, else `load()` (whose result is then cached). */
-  read<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>): Promise<T>;
+  /** The cached value of `key`, else `load()` (whose result is then cached, unless `keep` is false). */
+  read<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>, keep?: boolean): Promise<T>;
   /**
    * Values of many keys, in order; the missing ones come from ONE `loadMissing(keys)` call, which
-   * returns what it found (keys it leaves out read as undefined and are not cached).
+   * returns what it found (keys it leaves out read as undefined and are not cached). With `keep`
+   * false, what is loaded is handed out without being cached.
    */
-  readMany<T>(userId: string, keys: readonly string[], family: ReadFamily, loadMissing: (keys: string[]) => Promise<Map<string, T>>): Promise<Array<T | undefined>>;
+  readMany<T>(userId: string, keys: readonly string[], family: ReadFamily, loadMissing: (keys: string[]) => Promise<Map<string, T>>, keep?: boolean): Promise<Array<T | undefined>>;
   /** Retires cached values after a warm write of `userId` committed (or may have). Never rejects. */
   wrote(userId: string, family: ReadFamily): Promise<void>;
   /** Reads straight from the warm store (arguments that have no cache key); counted as bypassed. */
@@ -94,6 +95,8 @@ interface Request {
   load: () => Promise<unknown>;
   /** False when "not found" may change without a write of this family (a turn stored later). */
   cacheUndefined: boolean;
+  /** False: hand out what is loaded without caching it. */
+  keep: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -156,7 +159,7 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
     outcomes.forEach((o, i) => {
       const r = requests[i]!;
       const g = gens[r.family];
-      if (o.status !== 'fulfilled' || g === undefined || (o.value === undefined && !r.cacheUndefined)) return;
+      if (o.status !== 'fulfilled' || g === undefined || !r.keep || (o.value === undefined && !r.cacheUndefined)) return;
       entries.push([r.key, { g, d: o.value === undefined ? null : o.value }]);
     });
     // Encoded (the hot cache encodes in the call, before its first await) before anyone gets the
@@ -216,7 +219,7 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
     outcomes.forEach((o, i) => (o.status === 'fulfilled' ? batch[i]!.resolve(o.value) : batch[i]!.reject(o.reason)));
   }
 
-  function enqueue<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>, cacheUndefined: boolean): Promise<T> {
+  function enqueue<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>, cacheUndefined: boolean, keep: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let batch = pending.get(userId);
       if (!batch) {
@@ -231,16 +234,16 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
           });
         });
       }
-      batch.push({ key, family, load, cacheUndefined, resolve: resolve as (v: unknown) => void, reject });
+      batch.push({ key, family, load, cacheUndefined, keep, resolve: resolve as (v: unknown) => void, reject });
     });
   }
 
   return {
-    read<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>): Promise<T> {
-      return enqueue(userId, key, family, load, true);
+    read<T>(userId: string, key: string, family: ReadFamily, load: () => Promise<T>, keep = true): Promise<T> {
+      return enqueue(userId, key, family, load, true, keep);
     },
 
-    readMany<T>(userId: string, keys: readonly string[], family: ReadFamily, loadMissing: (keys: string[]) => Promise<Map<string, T>>): Promise<Array<T | undefined>> {
+    readMany<T>(userId: string, keys: readonly string[], family: ReadFamily, loadMissing: (keys: string[]) => Promise<Map<string, T>>, keep = true): Promise<Array<T | undefined>> {
       // The misses of this call reach the warm store as ONE loadMissing call: the flush starts
       // every load of a batch in one synchronous loop, before the microtask below runs.
       let wanted: string[] | undefined;
@@ -254,7 +257,7 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
         wanted.push(key);
         return loaded!.then((found) => found.get(key));
       };
-      return Promise.all(keys.map((key) => enqueue(userId, key, family, () => loadOne(key), false)));
+      return Promise.all(keys.map((key) => enqueue(userId, key, family, () => loadOne(key), false, keep)));
     },
 
     async wrote(userId: string, family: ReadFamily): Promise<void> {
