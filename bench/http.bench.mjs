@@ -19,10 +19,10 @@
 //   BENCH_HTTP_USERS        users in the pool (default 200)
 //   BENCH_HTTP_LOG          server log level (default info: one line per request, to a file)
 //   BENCH_HTTP_FLOOR_SECONDS  duration of each floor run, s (default 5; 0 skips them)
-//   BENCH_HTTP_WORKERS      server processes, `ctxvm serve --workers N` (default 1: the best measured on the
-//                           shared 2-core machine — two workers cost 20-30% more CPU per message (likely: each
-//                           SQLite connection loses its page cache to the other's commits, each worker caches
-//                           on its own) and were no faster there; try 2 on an idle machine)
+//   BENCH_HTTP_WORKERS      server processes, `ctxvm serve --workers N` (default 1: one process is the
+//                           cleanest measure of a message's cost — two workers cost 20-35% more CPU per message
+//                           on the 2-core machine (two busy processes each run slower there; each worker
+//                           caches on its own) for 0-20% more throughput, next to autocannon's own share)
 //   BENCH_HTTP_NODE_ARGS    extra node flags for the server, space-separated (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p")
 //
 // Needs dist/ (`npm run build`).
