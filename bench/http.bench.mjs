@@ -218,7 +218,12 @@ console.log(`\nserver-side processMessage stage means, ms (from /metrics, warm-u
 table([{ extract: stageStats('extract'), update: stageStats('update'), rebuild: stageStats('rebuild'), respond: stageStats('respond'), total: stageStats('total') }]);
 const savings = /ctxvm_token_savings_ratio (-?[0-9.e+-]+)/.exec(metrics)?.[1];
 const hit = /ctxvm_hot_cache_hit_ratio ([0-9.e+-]+)/.exec(metrics)?.[1];
-console.log(`token savings vs full history: ${savings ? (Number(savings) * 100).toFixed(1) + '%' : 'n/a'}; hot-cache hit rate ${hit ? (Number(hit) * 100).toFixed(1) + '%' : 'n/a'}`);
+const reads = (result) => Number(new RegExp(`ctxvm_memory_read_cache_total\\{result="${result}"\\} (\\d+)`).exec(metrics)?.[1] ?? NaN);
+const readHit = reads('hit') / (reads('hit') + reads('miss'));
+console.log(
+  `token savings vs full history: ${savings ? (Number(savings) * 100).toFixed(1) + '%' : 'n/a'}; hot-cache hit rate ${hit ? (Number(hit) * 100).toFixed(1) + '%' : 'n/a'}` +
+    ` (memory reads answered with a current cached value: ${Number.isFinite(readHit) ? (readHit * 100).toFixed(1) + '%' : 'n/a'})`,
+);
 console.log(`\ndurability: ${acked.length} acknowledged messages, ${missing} missing from the store (${turnsInDb} turns stored, ${badBodies} unreadable 2xx bodies); log ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MiB`);
 
 // The server's own latency per request (its request log: from the request's arrival in the

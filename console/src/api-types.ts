@@ -215,6 +215,7 @@ export interface MetricsSnapshot {
   stages: Record<string, StageStats>;
   tokens: { context: number; fullHistory: number; savingsRatio: number };
   hotCache: { hits: number; misses: number; hitRatio: number } | null;
+  memoryReads: { hits: number; misses: number; bypassed: number; hitRatio: number } | null;
   rebuildCache: { hit: number; miss: number };
   refreshAhead: { rebuilds: number; failed: number } | null;
   extractions: Record<string, number>;

@@ -243,6 +243,11 @@ describe('memory manager with a hot tier', () => {
     const plain = createMemoryManager({ store: warm, hot, cacheReads: false });
     expect(await plain.user('alice').listTasks()).toHaveLength(1);
     expect(getMany).not.toHaveBeenCalled();
+    const before = manager.readStats()!;
+    expect(before.misses).toBeGreaterThan(0);
+    await manager.user('alice').listTasks(); // read above, no write since: a current cached value
+    expect(manager.readStats()).toEqual({ ...before, hits: before.hits + 1 });
+    expect(plain.readStats()).toBeUndefined();
     const wrapped: CachedMemoryStore = createCachedMemoryStore({ store: warm, hot });
     expect([isCachedMemoryStore(warm), isCachedMemoryStore(wrapped)]).toEqual([false, true]);
   });

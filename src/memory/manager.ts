@@ -17,7 +17,7 @@ import type { Extraction, ExtractOptions, RecentEntity } from './extraction.js';
 import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Turn } from './model.js';
 import { createRecentEntities, type RecentEntities } from './recent-entities.js';
-import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStoreOptions } from './cached-memory-store.js';
+import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStoreOptions, type ReadCacheStats } from './cached-memory-store.js';
 import { createRefreshAhead, type RefreshAhead, type RefreshAheadOptions } from './cache/refresh-ahead.js';
 
 /** Something that reads a message (the rule extractor, or the LLM extractor with rules as fallback). */
@@ -140,6 +140,12 @@ export interface MemoryManager {
   user(userId: string): UserMemoryStore;
   /** Background rebuilds after writes (undefined when off). */
   readonly refreshAhead: RefreshAhead | undefined;
+  /**
+   * Counters of the warm reads the hot tier answered (undefined without a read cache). Unlike the
+   * hot cache's own counters, a value found but stale (written under an older memory version)
+   * counts as a miss here: these say how many warm reads the cache saved.
+   */
+  readStats(): ReadCacheStats | undefined;
 }
 
 /** One turn to ingest (`ctxvm memory ingest` JSON lines). */
@@ -425,7 +431,9 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     return result;
   }
 
-  return { processMessage, buildContext, ingest, timeZoneOf, user, refreshAhead };
+  const readStats = (): ReadCacheStats | undefined => (isCachedMemoryStore(store) ? store.readStats() : undefined);
+
+  return { processMessage, buildContext, ingest, timeZoneOf, user, refreshAhead, readStats };
 }
 
 /** The store the manager reads through: `options.store`, behind a hot-tier read cache when there is one. */

@@ -72,6 +72,7 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
     options.metrics ??
     createServerMetrics({
       ...(services.hot ? { hotStats: () => services.hot!.stats() } : {}),
+      memoryReadStats: () => services.manager.readStats(),
       ...(refresh ? { refreshStats: () => refresh.stats() } : {}),
     });
   const version = options.version ?? '0.0.0';

@@ -20,7 +20,7 @@ describe('histogramQuantile', () => {
 
 describe('ServerMetrics.snapshot', () => {
   it('reports the numbers /metrics exports, with percentiles from the buckets', () => {
-    const m = createServerMetrics({ hotStats: () => ({ hits: 3, misses: 1 }) as never });
+    const m = createServerMetrics({ hotStats: () => ({ hits: 3, misses: 1 }) as never, memoryReadStats: () => ({ hits: 6, misses: 2, bypassed: 1 }) });
     expect(m.snapshot().stages.total).toEqual({ count: 0, sumMs: 0, p50Ms: null, p95Ms: null, p99Ms: null });
     for (let i = 0; i < 10; i++) m.observeMessage(message(3, i < 7 ? 'create_task' : 'query_tasks', i % 2 === 0));
     for (let i = 0; i < 4; i++) m.observeContext({ cached: i > 0 });
@@ -34,6 +34,8 @@ describe('ServerMetrics.snapshot', () => {
     expect(s.stages.total).toEqual({ count: 10, sumMs: 30, p50Ms: 3.75, p95Ms: 4.875, p99Ms: 4.975 });
     expect(s.tokens).toEqual({ context: 1000, fullHistory: 4000, savingsRatio: 0.75 });
     expect(s.hotCache).toEqual({ hits: 3, misses: 1, hitRatio: 0.75 });
+    expect(s.memoryReads).toEqual({ hits: 6, misses: 2, bypassed: 1, hitRatio: 0.75 });
+    expect(m.render()).toContain('ctxvm_memory_read_cache_total{result="bypassed"} 1');
     expect(s.rebuildCache).toEqual({ hit: 3, miss: 1 }); // contexts asked for; messages are never counted
     expect(s.refreshAhead).toBeNull();
     expect(s.extractions).toEqual({ create_task: 7, query_tasks: 3 });
@@ -48,7 +50,11 @@ describe('ServerMetrics.snapshot', () => {
     expect(m.render()).toContain('ctxvm_refresh_ahead_rebuilds_total{result="failed"} 1');
   });
 
-  it('hotCache is null without a hot cache', () => {
+  it('hotCache and memoryReads are null without a hot cache or a read cache', () => {
     expect(createServerMetrics().snapshot().hotCache).toBeNull();
+    expect(createServerMetrics().snapshot().memoryReads).toBeNull();
+    const noReadCache = createServerMetrics({ memoryReadStats: () => undefined });
+    expect(noReadCache.snapshot().memoryReads).toBeNull();
+    expect(noReadCache.render()).not.toMatch(/ctxvm_memory_read_cache_total\{/);
   });
 });

@@ -4,6 +4,7 @@
  * context), hot-cache hit rate, and extraction counts by intent.
  */
 import type { RefreshAheadStats } from '../memory/cache/refresh-ahead.js';
+import type { ReadCacheStats } from '../memory/cache/read-cache.js';
 import type { RebuiltContext } from '../memory/context.js';
 import type { ProcessResult } from '../memory/manager.js';
 import type { HotCacheStats } from '../store/hot-cache.js';
@@ -44,6 +45,12 @@ export interface MetricsSnapshot {
   /** Hot-cache reads since the server started; null without a hot cache. */
   hotCache: { hits: number; misses: number; hitRatio: number } | null;
   /**
+   * Memory reads (task lists, facts, turns, searches…) answered by the hot tier with a value still
+   * current (hits) or by the warm store (misses; a stale value found in the hot tier is one), and
+   * reads that skipped the cache; null without a read cache.
+   */
+  memoryReads: { hits: number; misses: number; bypassed: number; hitRatio: number } | null;
+  /**
    * Contexts asked for on their own (`POST /context`) served from the hot tier (hit) or rebuilt
    * (miss). processMessage's rebuild is not counted: it leaves out the message being answered, so
    * it is never cached.
@@ -83,6 +90,8 @@ export function histogramQuantile(q: number, bounds: readonly number[], counts: 
 export interface ServerMetricsOptions {
   /** Hot-cache counters read at scrape time (default: none). */
   hotStats?: () => HotCacheStats;
+  /** Counters of the memory read cache, read at scrape time (default: none; undefined = no read cache). */
+  memoryReadStats?: () => ReadCacheStats | undefined;
   /** Refresh-ahead counters read at scrape time (default: none). */
   refreshStats?: () => RefreshAheadStats;
 }
@@ -117,6 +126,19 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     registry.collected('ctxvm_hot_cache_hit_ratio', 'Hot-cache hit rate since the server started (hits / reads; 0 before the first read).', 'gauge', () => {
       const s = stats();
       return [{ value: s.hits + s.misses > 0 ? s.hits / (s.hits + s.misses) : 0 }];
+    });
+  }
+
+  if (options.memoryReadStats) {
+    const stats = options.memoryReadStats;
+    registry.collected('ctxvm_memory_read_cache_total', 'Memory reads by result: hit (a current value from the hot tier), miss (read from the warm store), bypassed (not cacheable).', 'counter', () => {
+      const s = stats();
+      if (!s) return [];
+      return [
+        { labels: { result: 'hit' }, value: s.hits },
+        { labels: { result: 'miss' }, value: s.misses },
+        { labels: { result: 'bypassed' }, value: s.bypassed },
+      ];
     });
   }
 
@@ -163,6 +185,8 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
         const h = options.hotStats();
         hotCache = { hits: h.hits, misses: h.misses, hitRatio: h.hits + h.misses > 0 ? h.hits / (h.hits + h.misses) : 0 };
       }
+      const reads = options.memoryReadStats?.();
+      const memoryReads: MetricsSnapshot['memoryReads'] = reads ? { ...reads, hitRatio: reads.hits + reads.misses > 0 ? reads.hits / (reads.hits + reads.misses) : 0 } : null;
       const extractionsByIntent: Record<string, number> = {};
       for (const s of extractions.series()) extractionsByIntent[s.labels.intent ?? ''] = s.value;
       const byRoute: Record<string, number> = {};
@@ -176,6 +200,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
         stages,
         tokens: { context, fullHistory, savingsRatio: fullHistory > 0 ? 1 - context / fullHistory : 0 },
         hotCache,
+        memoryReads,
         rebuildCache: { hit: rebuilds.get({ result: 'hit' }), miss: rebuilds.get({ result: 'miss' }) },
         refreshAhead: options.refreshStats ? (({ rebuilds, failed }) => ({ rebuilds, failed }))(options.refreshStats()) : null,
         extractions: extractionsByIntent,

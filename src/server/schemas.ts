@@ -314,6 +314,10 @@ export const MetricsResponse = z.object({
   stages: z.record(z.string(), StageView).describe('extract, update, rebuild, respond, total; percentiles estimated from the histogram buckets (null before the first observation)'),
   tokens: z.object({ context: z.number(), fullHistory: z.number(), savingsRatio: z.number() }),
   hotCache: z.object({ hits: z.number(), misses: z.number(), hitRatio: z.number() }).nullable(),
+  memoryReads: z
+    .object({ hits: z.number(), misses: z.number(), bypassed: z.number(), hitRatio: z.number() })
+    .nullable()
+    .describe('memory reads answered by the hot tier with a current value (hits) or by the warm store (misses, stale values found included); null without a read cache'),
   rebuildCache: z.object({ hit: z.number(), miss: z.number() }),
   extractions: z.record(z.string(), z.number()),
   requests: z.object({ total: z.number(), byRoute: z.record(z.string(), z.number()).describe('"<METHOD> <route pattern>" → requests') }),

@@ -313,6 +313,9 @@ describe('system routes', () => {
     expect(text).toMatch(/# TYPE ctxvm_token_savings_ratio gauge\nctxvm_token_savings_ratio -?[0-9.e-]+\n/);
     expect(text).toMatch(/ctxvm_hot_cache_hit_ratio [0-9.]+/);
     expect(text).toMatch(/ctxvm_hot_cache_requests_total\{result="miss"\} \d+/);
+    // the requests above read memory through the cache: some found a current value, some went to the warm store
+    expect(text).toMatch(/ctxvm_memory_read_cache_total\{result="hit"\} [1-9]/);
+    expect(text).toMatch(/ctxvm_memory_read_cache_total\{result="miss"\} [1-9]/);
     expect(text).toMatch(/ctxvm_http_requests_total\{route="\/v1\/users\/\{user\}\/messages",method="POST",status="200"\} [1-9]/);
     expect(text).toMatch(/ctxvm_http_request_duration_seconds_count\{route="\/v1\/users\/\{user\}\/tasks"\} [1-9]/);
   });

@@ -220,6 +220,9 @@ describe('GET /v1/metrics', () => {
     expect(m.rebuildCache.hit + m.rebuildCache.miss).toBe(m.requests.byRoute['POST /v1/users/{user}/context'] ?? 0); // contexts asked for, not messages
     expect(m.refreshAhead).toEqual({ rebuilds: expect.any(Number), failed: 0 });
     expect(m.hotCache).toMatchObject({ hits: expect.any(Number), misses: expect.any(Number) });
+    expect(m.memoryReads.hits).toBeLessThanOrEqual(Number(/ctxvm_memory_read_cache_total\{result="hit"\} (\d+)/.exec(text)![1])); // read a moment later
+    expect(m.memoryReads.misses).toBeGreaterThan(0);
+    expect(m.memoryReads.hitRatio).toBeCloseTo(m.memoryReads.hits / (m.memoryReads.hits + m.memoryReads.misses), 10);
     expect(m.requests.byRoute['POST /v1/users/{user}/messages']).toBe(3);
     expect(m.requests.total).toBe(Object.values(m.requests.byRoute as Record<string, number>).reduce((a, b) => a + b, 0));
   });
