@@ -44,6 +44,9 @@ describeWithChromium('console: metrics view', () => {
     if (m.hotCache) {
       expect(await num(page, 'hot-hit-rate')).toBeCloseTo(m.hotCache.hitRatio, 6);
       expect(await num(page, 'hot-counts', 'data-hits')).toBe(m.hotCache.hits);
+      // memory reads move with reads too (the page's were earlier): never more than the later JSON
+      expect(await num(page, 'memory-reads', 'data-hits')).toBeLessThanOrEqual(m.memoryReads.hits);
+      expect(await num(page, 'memory-reads', 'data-misses')).toBeGreaterThan(0);
     } else await expect(page.getByTestId('hot-hit-rate').count()).resolves.toBe(0);
     const intents = Object.entries(m.extractions as Record<string, number>);
     expect(intents.reduce((s, [, n]) => s + n, 0)).toBe(messages);

@@ -103,6 +103,15 @@ function MetricsBody({ m }: { m: MetricsSnapshot }) {
             <p class="center subtle" data-testid="hot-counts" data-hits={m.hotCache.hits} data-misses={m.hotCache.misses}>
               {t('metrics.hitsMisses', { hits: fmtInt(m.hotCache.hits, lang), misses: fmtInt(m.hotCache.misses, lang) })}
             </p>
+            {m.memoryReads ? (
+              <p class="subtle para" data-testid="memory-reads" data-hits={m.memoryReads.hits} data-misses={m.memoryReads.misses}>
+                {t('metrics.memoryReads', {
+                  rate: fmtPercent(m.memoryReads.hitRatio, lang),
+                  hits: fmtInt(m.memoryReads.hits, lang),
+                  reads: fmtInt(m.memoryReads.hits + m.memoryReads.misses, lang),
+                })}
+              </p>
+            ) : null}
           </>
         ) : (
           <Empty>{t('metrics.noHotCache')}</Empty>
