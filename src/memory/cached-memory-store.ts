@@ -6,8 +6,8 @@
  * rebuild reads (full-text hits, turns by id and their neighbourhoods), per user under the
  * hot-cache kind `memory`, with a TTL. A handle opened with `cacheVolatileReads: false` (the
  * rebuild answering a message) serves hits and neighbourhoods from the cache but stores none:
- * any turn append retires them, and the reply is appended right after. Everything else (recent turns, history, access
- * statistics, single records) goes straight to the warm store.
+ * any turn append retires them, and the reply is appended right after. Everything else (recent
+ * turns, history, access statistics, single records) goes straight to the warm store.
  *
  * Writes go to the warm store first; once they return (or fail, since a failure after COMMIT
  * cannot be told apart) the user's cached values are retired. Appending turns retires only the
