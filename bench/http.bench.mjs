@@ -219,10 +219,10 @@ table([{ extract: stageStats('extract'), update: stageStats('update'), rebuild: 
 const savings = /ctxvm_token_savings_ratio (-?[0-9.e+-]+)/.exec(metrics)?.[1];
 const hit = /ctxvm_hot_cache_hit_ratio ([0-9.e+-]+)/.exec(metrics)?.[1];
 const reads = (result) => Number(new RegExp(`ctxvm_memory_read_cache_total\\{result="${result}"\\} (\\d+)`).exec(metrics)?.[1] ?? NaN);
-const readHit = reads('hit') / (reads('hit') + reads('miss'));
+const pct = (ratio) => (Number.isFinite(Number(ratio)) ? `${(Number(ratio) * 100).toFixed(1)}%` : 'n/a');
 console.log(
-  `token savings vs full history: ${savings ? (Number(savings) * 100).toFixed(1) + '%' : 'n/a'}; hot-cache hit rate ${hit ? (Number(hit) * 100).toFixed(1) + '%' : 'n/a'}` +
-    ` (memory reads answered with a current cached value: ${Number.isFinite(readHit) ? (readHit * 100).toFixed(1) + '%' : 'n/a'})`,
+  `token savings vs full history: ${pct(savings)}; hot-cache hit rate ${pct(hit)}` +
+    ` (memory reads answered with a current cached value: ${pct(reads('hit') / (reads('hit') + reads('miss')))})`,
 );
 console.log(`\ndurability: ${acked.length} acknowledged messages, ${missing} missing from the store (${turnsInDb} turns stored, ${badBodies} unreadable 2xx bodies); log ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MiB`);
 

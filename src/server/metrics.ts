@@ -98,6 +98,9 @@ export interface ServerMetricsOptions {
 
 const STAGES = ['extract', 'update', 'rebuild', 'respond', 'total'] as const;
 
+/** hits / (hits + misses); 0 before the first read. */
+const hitRatio = ({ hits, misses }: { hits: number; misses: number }): number => (hits + misses > 0 ? hits / (hits + misses) : 0);
+
 /** Creates the metrics of one server. */
 export function createServerMetrics(options: ServerMetricsOptions = {}): ServerMetrics {
   const registry: Registry = createRegistry();
@@ -125,7 +128,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     });
     registry.collected('ctxvm_hot_cache_hit_ratio', 'Hot-cache hit rate since the server started (hits / reads; 0 before the first read).', 'gauge', () => {
       const s = stats();
-      return [{ value: s.hits + s.misses > 0 ? s.hits / (s.hits + s.misses) : 0 }];
+      return [{ value: hitRatio(s) }];
     });
   }
 
@@ -183,10 +186,10 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       let hotCache: MetricsSnapshot['hotCache'] = null;
       if (options.hotStats) {
         const h = options.hotStats();
-        hotCache = { hits: h.hits, misses: h.misses, hitRatio: h.hits + h.misses > 0 ? h.hits / (h.hits + h.misses) : 0 };
+        hotCache = { hits: h.hits, misses: h.misses, hitRatio: hitRatio(h) };
       }
       const reads = options.memoryReadStats?.();
-      const memoryReads: MetricsSnapshot['memoryReads'] = reads ? { ...reads, hitRatio: reads.hits + reads.misses > 0 ? reads.hits / (reads.hits + reads.misses) : 0 } : null;
+      const memoryReads: MetricsSnapshot['memoryReads'] = reads ? { ...reads, hitRatio: hitRatio(reads) } : null;
       const extractionsByIntent: Record<string, number> = {};
       for (const s of extractions.series()) extractionsByIntent[s.labels.intent ?? ''] = s.value;
       const byRoute: Record<string, number> = {};
