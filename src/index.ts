@@ -49,7 +49,7 @@ export { createTurnArchive } from './memory/store/turn-archive.js';
 export { extract, createRuleExtractor, createLlmExtractor, type Extractor, type SyncExtractor, type AsyncExtractor } from './memory/extract/index.js';
 export { rebuildContext, toChatMessages } from './memory/rebuild/index.js';
 export { createSearchAnalyzer } from './memory/analyzer.js';
-export { createMemoryManager, DEFAULT_SYSTEM_PROMPT, type MemoryManager, type MemoryManagerOptions, type IncomingMessage, type ProcessResult, type ProcessMetrics, type IngestTurn, type IngestResult, type MessageExtractor } from './memory/manager.js';
+export { createMemoryManager, DEFAULT_SYSTEM_PROMPT, PAIR_WAIT_MS, type MemoryManager, type MemoryManagerOptions, type IncomingMessage, type ProcessResult, type ProcessMetrics, type IngestTurn, type IngestResult, type MessageExtractor } from './memory/manager.js';
 export * from './memory/reminders/index.js';
 // LLM adapters: the SDKs load on the first call, not on import.
 export type { LlmCallback, LlmRequest } from './llm/llm.js';

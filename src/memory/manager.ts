@@ -180,6 +180,12 @@ export const DEFAULT_SYSTEM_PROMPT =
   'profile and preferences, the active project, open tasks with due times, and related earlier conversation. ' +
   'Use them to answer; do not invent tasks or facts that are not there. Reply in the language of the user.';
 
+/**
+ * Longest a message that changes no memory waits, ms, to be stored in one transaction with its
+ * reply; past it, it is stored alone (see processMessage).
+ */
+export const PAIR_WAIT_MS = 50;
+
 /** Creates a memory manager. The extractor and rebuilder load on first use. */
 export function createMemoryManager(options: MemoryManagerOptions): MemoryManager {
   const clock = options.clock ?? systemClock;
@@ -334,17 +340,27 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const extraction = await extractResolved(message.text, { now, timeZone, recent: recentEntities }, store);
     const t1 = performance.now();
 
-    // 2. update: the raw turn (the source of everything else) and the memory change, in one
-    // transaction where the store can (one COMMIT; never the change without its turn)
+    // 2. update. A message that changes memory is stored with the change, in one transaction (one
+    // COMMIT; never the change without its turn), before the rebuild, which must see the change.
+    // One that changes nothing (a question, chit-chat, a request to clarify) waits to be stored
+    // with its reply, the pair in one transaction (one COMMIT and one full-text segment instead of
+    // two; the rebuild leaves the message out anyway) — but only briefly: if the reply is not there
+    // within PAIR_WAIT_MS (a real LLM takes seconds) the message is stored alone, so a process
+    // dying during a slow call loses no message it has had for longer than that. A failure stores
+    // it alone too, before the error is thrown.
     const userTurnId = message.id ?? newTurnId(now);
     const userTurn: Omit<Turn, 'userId'> = { id: userTurnId, role: 'user', speaker: null, text: message.text, atMs: now, sessionId: null };
     const unresolved = CHANGE_INTENTS.has(extraction.intent) && !extraction.target;
     const clarify = WRITE_INTENTS.has(extraction.intent) && (unresolved || extraction.confidence < clarifyBelow || extraction.clarification !== undefined);
-    const update = async (s: UserMemoryStore): Promise<AppliedChange[]> => {
-      await s.addTurns([userTurn]);
-      return clarify ? [] : applyExtraction(s, extraction, userTurnId);
-    };
-    const applied = store.atomically ? await store.atomically(update) : await update(store);
+    const changesMemory = !clarify && WRITE_INTENTS.has(extraction.intent);
+    let applied: AppliedChange[] = [];
+    if (changesMemory) {
+      const update = async (s: UserMemoryStore): Promise<AppliedChange[]> => {
+        await s.addTurns([userTurn]);
+        return applyExtraction(s, extraction, userTurnId);
+      };
+      applied = store.atomically ? await store.atomically(update) : await update(store);
+    }
     // No hot-tier invalidation here: cached reads are retired by the writes themselves and cached
     // rebuilds are keyed by the memory version (invalidating the user would also drop the list
     // of recently mentioned records just remembered).
@@ -352,7 +368,26 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const t2 = performance.now();
 
     // 3. reset: nothing of the raw chat is carried over; 4. rebuild from memory
-    const context = await contextFor(message.userId, message.text, { now, excludeTurnIds: [userTurnId] });
+    let storedAlone: Promise<unknown> | undefined;
+    const storeAlone = () => {
+      storedAlone ??= store.addTurns([userTurn]);
+      storedAlone.catch(() => undefined); // awaited below; a timer's write has no caller yet
+      return storedAlone;
+    };
+    const pairWait = changesMemory ? undefined : setTimeout(storeAlone, PAIR_WAIT_MS);
+    pairWait?.unref();
+    /** Stores the message if it is not stored yet, before a failure is reported. */
+    const storeUnansweredMessage = async () => {
+      clearTimeout(pairWait);
+      if (!changesMemory) await storeAlone();
+    };
+    let context: RebuiltContext;
+    try {
+      context = await contextFor(message.userId, message.text, { now, excludeTurnIds: [userTurnId] });
+    } catch (error) {
+      await storeUnansweredMessage();
+      throw error;
+    }
     const t3 = performance.now();
 
     // 5. respond
@@ -372,15 +407,21 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
         timeZone,
       });
     } catch (cause) {
+      await storeUnansweredMessage();
       throw new CtxvmError('E_LLM', `the LLM call failed for user ${JSON.stringify(message.userId)}: ${(cause as Error)?.message ?? String(cause)}`, {
         cause,
         hint: 'the message and what was extracted from it are stored; retry the call',
       });
     }
-    if (typeof response !== 'string') throw new CtxvmError('E_LLM', `the LLM callback returned ${typeof response}, expected a string`);
+    if (typeof response !== 'string') {
+      await storeUnansweredMessage();
+      throw new CtxvmError('E_LLM', `the LLM callback returned ${typeof response}, expected a string`);
+    }
     const assistantTurnId = `${userTurnId}:reply`;
     const assistantTurn: Omit<Turn, 'userId'> = { id: assistantTurnId, role: 'assistant', speaker: null, text: response, atMs: now, sessionId: null };
-    await store.addTurns([assistantTurn]);
+    clearTimeout(pairWait);
+    if (!changesMemory && storedAlone) await storedAlone;
+    await store.addTurns(changesMemory || storedAlone ? [assistantTurn] : [userTurn, assistantTurn]);
     if (options.archive) await options.archive.append(message.userId, [userTurn, assistantTurn].map((t) => ({ ...t, userId: message.userId })));
     const fullHistoryTokens = await addHistoryTokens(message.userId, store, [message.text, response]);
     const t4 = performance.now();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { zonedTimeToInstant } from '../../src/core/time-zone.js';
 import { CtxvmError } from '../../src/errors.js';
-import { createMemoryManager, type MemoryManager } from '../../src/memory/manager.js';
+import { createMemoryManager, PAIR_WAIT_MS, type MemoryManager } from '../../src/memory/manager.js';
 import type { MemoryStore } from '../../src/memory/memory-store.js';
 import { createSqlMemoryStore, openMemoryStore } from '../../src/memory/store/sql-memory-store.js';
 import { openWarmDatabase } from '../../src/store/warm/open.js';
@@ -191,6 +191,63 @@ describe('a message and what it changes are stored together', () => {
     const task = (await counting.user('ivy').listTasks())[0]!;
     expect(task.sourceTurnIds).toEqual([r.turnIds.user]);
     await db.close();
+  });
+
+  it('writes a message that changes nothing together with its reply, in one transaction', async () => {
+    const db = await openWarmDatabase({ db: join(dir, 'counted.db') });
+    let transactions = 0;
+    const counted: SqlDatabase = { ...db, transaction: (fn) => (transactions++, db.transaction(fn)) };
+    const counting = createMemoryManager({ store: createSqlMemoryStore(counted), hot, defaultTimeZone: ZONE });
+    await counting.processMessage({ userId: 'ivy', text: 'Remind me to renew the passport by Friday', now: at(8) });
+    for (const [i, text] of ['What do I have to do this week?', 'thanks, that helps'].entries()) {
+      transactions = 0;
+      const r = await counting.processMessage({ userId: 'ivy', text, now: at(9, i) });
+      expect(r.applied).toEqual([]);
+      expect(transactions).toBe(1);
+      // stored in order, the message before its reply, and the rebuild still answered from memory
+      const turns = await counting.user('ivy').recentTurns(2);
+      expect(turns.map((t) => [t.id, t.role])).toEqual([
+        [r.turnIds.user, 'user'],
+        [r.turnIds.assistant, 'assistant'],
+      ]);
+    }
+    await db.close();
+  });
+
+  it('stores a message that changes nothing on its own when the reply takes longer than PAIR_WAIT_MS', async () => {
+    let seenDuringCall: string[] = [];
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, PAIR_WAIT_MS * 3));
+      seenDuringCall = (await manager.user('lea').recentTurns(5)).map((t) => t.id);
+      return 'Here is your list.';
+    };
+    const r = await manager.processMessage({ userId: 'lea', text: 'What do I have to do today?', id: 'slow-1', now: at(11) }, slow);
+    expect(seenDuringCall).toEqual(['slow-1']);
+    expect((await manager.user('lea').recentTurns(5)).map((t) => [t.id, t.role])).toEqual([
+      ['slow-1', 'user'],
+      [r.turnIds.assistant, 'assistant'],
+    ]);
+  });
+
+  it('stores a message that changes nothing when the LLM or the rebuild fails, and no reply', async () => {
+    const failing = async () => {
+      throw new Error('provider down');
+    };
+    const error = await manager.processMessage({ userId: 'kim', text: 'What do I have to do today?', id: 'q-1', now: at(10) }, failing).catch((e: unknown) => e);
+    expect(CtxvmError.is(error) && error.code).toBe('E_LLM');
+    expect((await manager.user('kim').recentTurns(5)).map((t) => [t.id, t.role])).toEqual([['q-1', 'user']]);
+
+    const notString = (async () => 42) as unknown as () => Promise<string>;
+    await expect(manager.processMessage({ userId: 'kim', text: 'thanks', id: 'q-2', now: at(10, 1) }, notString)).rejects.toMatchObject({ code: 'E_LLM' });
+
+    const broken = new Error('the rebuild broke');
+    const m = createMemoryManager({ store, defaultTimeZone: ZONE, rebuild: async () => Promise.reject(broken) });
+    await expect(m.processMessage({ userId: 'kim', text: 'anything new?', id: 'q-3', now: at(10, 2) })).rejects.toBe(broken);
+    expect((await manager.user('kim').recentTurns(5)).map((t) => [t.id, t.role])).toEqual([
+      ['q-1', 'user'],
+      ['q-2', 'user'],
+      ['q-3', 'user'],
+    ]);
   });
 
   it('keeps neither when the memory change fails: no change without its source turn', async () => {
