@@ -96,6 +96,29 @@ describe('SQLite full-text index', () => {
     expect(tied).toBeGreaterThan(10);
   });
 
+  it('counts term frequencies only for a user with enough documents to go over the budget, with the same hits either way', async () => {
+    const statements: string[] = [];
+    const spied: SqlDatabase = { ...db, get: (sql, params) => (statements.push(sql), db.get(sql, params)) };
+    const store = createSqlMemoryStore(spied, { analyzer: words });
+    const text = (i: number) => ['alpha', 'beta', 'gamma', 'delta'].filter((_, k) => (i >> k) % 2 === 1).join(' ') || 'zeta';
+    const counted = () => statements.filter((sql) => sql.includes('MATCH')).length;
+    const query = 'alpha beta gamma absent';
+    // light: 40 documents * 4 terms <= the budget; heavy: the same 40 and 300 more without these
+    // terms, 340 * 4 > the budget. Their matching documents are the same, so are their hits.
+    const light = store.forUser('light');
+    const heavy = store.forUser('heavy');
+    await light.addTurns(Array.from({ length: 40 }, (_, i) => turn(`l${i}`, text(i), i)));
+    await heavy.addTurns(Array.from({ length: 40 }, (_, i) => turn(`l${i}`, text(i), i)));
+    await heavy.addTurns(Array.from({ length: 300 }, (_, i) => turn(`z${i}`, 'zeta', 40 + i)));
+    statements.length = 0;
+    const lightHits = await light.search(query, { limit: 50 });
+    expect(counted()).toBe(0); // nothing counted in the index
+    const heavyHits = await heavy.search(query, { limit: 50 });
+    expect(counted()).toBe(1);
+    expect(lightHits.length).toBe(35); // the documents holding alpha, beta or gamma
+    expect(heavyHits).toEqual(lightHits);
+  });
+
   it('uses the given analyzer for both the index and queries', async () => {
     const bigrams = (text: string) => Array.from({ length: Math.max(0, text.length - 1) }, (_, i) => text.slice(i, i + 2));
     const u = createSqlMemoryStore(db, { analyzer: bigrams }).forUser('alice');

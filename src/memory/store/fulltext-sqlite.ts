@@ -17,8 +17,9 @@
  * - Fixed costs count too. A user's index holds few postings, so a query costs mostly its term
  *   lookups: each term is looked up in every segment of the index (~1 µs a segment), once to
  *   count it, once to match it and once more for BM25's IDF. So the terms are counted in one
- *   statement, and the searches of one `searchMany` (same terms, other kinds and limits) share
- *   one ranked match (see `searchMany`), sorted by SQLite rather than FTS5 (see `rankedHits`).
+ *   statement — none at all for a user with too few documents to go over the budget (see
+ *   `fewDocuments`) — and the searches of one `searchMany` (same terms, other kinds and limits)
+ *   share one ranked match (see `searchMany`), sorted by SQLite rather than FTS5 (see `rankedHits`).
  */
 import type { SqlDatabase, SqlExecutor } from '../../store/warm/sql.js';
 import type { SearchHit, SearchKind } from '../memory-store.js';
@@ -126,6 +127,22 @@ async function termFrequencies(ex: SqlExecutor, q: FullTextQuery, budget: number
 }
 
 /**
+ * Whether `q.userId` has so few documents that the terms need not be counted: a term's frequency
+ * is at most the user's document count, so with `documents * terms <= budget` every present term
+ * is kept (and an absent one matches nothing in the OR). Counting the user's documents up to that
+ * bound is one short walk of an index on `memory_search`; counting the terms is several lookups
+ * per term in every segment of the full-text index. A new or light user — most users — takes this
+ * path; a user with a long history counts.
+ */
+async function fewDocuments(ex: SqlExecutor, q: FullTextQuery, budget: number): Promise<boolean> {
+  const most = Math.floor(budget / q.terms.length);
+  if (most < 1) return false;
+  // A literal LIMIT, as in termFrequencies (one statement per distinct bound, at most MAX_QUERY_TERMS).
+  const row = await ex.get<Row>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_search WHERE user_id = ? LIMIT ${most + 1})`, [q.userId]);
+  return num(row?.n) <= most;
+}
+
+/**
  * The matches of `match` among `q.userId`'s documents of `kinds`, best BM25 first, all of them (a
  * query keeps its terms' postings within the budget, so there are at most that many).
  *
@@ -159,7 +176,9 @@ async function searchMany(ex: SqlExecutor, queries: readonly FullTextQuery[]): P
   const budget = MAX_SCORED_POSTINGS;
   const first = queries[0];
   if (!first) return [];
-  const choice = chooseTerms(await termFrequencies(ex, first, budget), budget);
+  const choice = (await fewDocuments(ex, first, budget))
+    ? { terms: first.terms.map((t) => fts5Quote(first.userKey + t)), newestOnly: false }
+    : chooseTerms(await termFrequencies(ex, first, budget), budget);
   if (choice.terms.length === 0) return queries.map(() => []);
   if (choice.newestOnly) {
     const out: SearchHit[][] = [];
