@@ -13,6 +13,7 @@
  *   ("跑步", "一百米", "比赛") share a token. The map is data the caller owns; none is built in.
  */
 import { createSegmenter, type Segmenter } from '../text/segment.js';
+import { globalMatches } from '../text/global-matches.js';
 import { createTextMemo, type TextMemoOptions } from '../text/text-memo.js';
 
 /** Turns text into index/query terms; the same function must be used for both. */
@@ -87,7 +88,7 @@ export function createSearchAnalyzer(options: SearchAnalyzerOptions = {}): Searc
       if (concepts) concepts(term, out);
     }
     if (bigrams) {
-      for (const match of text.normalize('NFKC').matchAll(CJK_RUN)) {
+      for (const match of globalMatches(CJK_RUN, text.normalize('NFKC'))) {
         const run = [...match[0]];
         for (let i = 0; i + 1 < run.length; i++) out.push(run[i]! + run[i + 1]!);
       }

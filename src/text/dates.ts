@@ -12,6 +12,7 @@ import { createDateContext, instantAt, lastDayOfMonth, weekdayInWeek } from './d
 import type { ClockTime, DateContext, DateGrain, DateRule, ResolvedDate } from './date-calendar.js';
 import { chronoMentions } from './date-chrono.js';
 import { EN_DATE_RULES } from './date-rules-en.js';
+import { globalMatches } from './global-matches.js';
 import { ZH_DATE_RULES } from './date-rules-zh.js';
 import { zonedParts } from '../core/time-zone.js';
 import type { TimeZone } from '../core/time-zone.js';
@@ -124,7 +125,7 @@ function dueInstant(mention: DateMention, ctx: DateContext): number {
 function ruleMentions(text: string, ctx: DateContext): DateMention[] {
   const mentions: DateMention[] = [];
   for (const rule of RULES) {
-    for (const match of text.matchAll(rule.pattern)) {
+    for (const match of globalMatches(rule.pattern, text)) {
       const resolved: ResolvedDate | undefined = rule.resolve(match.groups ?? {}, ctx);
       if (resolved) mentions.push({ text: match[0], index: match.index, ...resolved, source: 'rule' });
     }

@@ -8,6 +8,7 @@
  * jieba's native module cannot load. Punctuation, whitespace and emoji produce no tokens.
  */
 import { createRequire } from 'node:module';
+import { globalMatches } from './global-matches.js';
 
 /** Splits text into search tokens. */
 export interface Segmenter {
@@ -63,7 +64,7 @@ function getDefaultSegmenter(): Segmenter {
 function segmentWith(text: string, cutCjk: CutCjk): string[] {
   const tokens: string[] = [];
   const normalized = text.normalize('NFKC').toLowerCase();
-  for (const match of normalized.matchAll(RUN_PATTERN)) {
+  for (const match of globalMatches(RUN_PATTERN, normalized)) {
     if (match[1] === undefined) {
       tokens.push(match[0]);
       continue;
