@@ -212,9 +212,29 @@ const STEP3: ReadonlyArray<readonly [string, string]> = [
 ];
 const STEP4 = ['al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ion', 'ou', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize'];
 
+/** Words whose stems are remembered: a vocabulary, not a text (cleared when full). */
+const STEM_MEMO_WORDS = 50_000;
+/** Longest word remembered (a longer one is not vocabulary: an id, a hash, base64). */
+const STEM_MEMO_WORD_CHARS = 40;
+const stemMemo = new Map<string, string>();
+
 /** The Porter stem of a lower-case English word; words of one or two letters come back unchanged. */
 export function porterStem(word: string): string {
-  if (word.length <= 2 || !ASCII_WORD.test(word)) return word;
+  if (word.length <= 2) return word;
+  // The same words come back in every message and every rebuilt context: each is stemmed once
+  // (about 25 suffix tests a word; a stem was half a microsecond, a lookup is a fraction of that).
+  if (word.length > STEM_MEMO_WORD_CHARS) return stemWord(word);
+  let stem = stemMemo.get(word);
+  if (stem === undefined) {
+    stem = stemWord(word);
+    if (stemMemo.size >= STEM_MEMO_WORDS) stemMemo.clear();
+    stemMemo.set(word, stem);
+  }
+  return stem;
+}
+
+function stemWord(word: string): string {
+  if (!ASCII_WORD.test(word)) return word;
   let w = word;
 
   // Step 1a: plurals.

@@ -1,0 +1,21 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMessageMix } from './bench/message-mix.mjs';
+import { createServeWiring } from './bench/serve-wiring.mjs';
+const { openWarmDatabase } = await import('./dist/store/warm/open.js');
+const { createSqlMemoryStore } = await import('./dist/memory/store/sql-memory-store.js');
+const { SERVER_WAL_AUTOCHECKPOINT_PAGES } = await import('./dist/server/open-services.js');
+const [K, P] = process.argv.slice(2).map(Number);
+const dir = mkdtempSync(join(tmpdir(), 'seg-'));
+const db = await openWarmDatabase({ db: join(dir, 'ctxvm.db'), walAutocheckpointPages: SERVER_WAL_AUTOCHECKPOINT_PAGES });
+const { manager, queue } = await createServeWiring(db, dir);
+const warm = createSqlMemoryStore(db);
+const next = createMessageMix();
+const segs = async () => (await db.all('SELECT segid FROM memory_search_fts_idx GROUP BY segid')).length;
+let mergeUs = 0;
+async function run(n, offset) { const c0 = process.cpuUsage(); for (let i = 0; i < n; i++) { await manager.processMessage({ userId: `bench-user-${(i * 7919) % 200}`, text: next() }); if (K && (offset + i) % K === K - 1) { const m0 = process.cpuUsage(); await db.exec(`INSERT INTO memory_search_fts(memory_search_fts${P === 1 ? '' : ', rank'}) VALUES(${P === 1 ? "'optimize'" : "'merge', " + P})`); const m = process.cpuUsage(m0); mergeUs += m.user + m.system; } } await queue.flush(); const c = process.cpuUsage(c0); return (c.user + c.system) / n / 1000; }
+await run(3000, 0);
+mergeUs = 0;
+const per = await run(3000, 3000);
+console.log(`K=${K} P=${P}: cpu ms/msg ${per.toFixed(2)} (merge ${(mergeUs / 3000 / 1000).toFixed(3)}), segments ${await segs()}`);
