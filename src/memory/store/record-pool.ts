@@ -70,6 +70,25 @@ const FACT_COLUMNS = ['id', 'seq', 'kind', 'fact_key', 'text', 'importance', 'cr
 const DECISION_COLUMNS = ['id', 'seq', 'text', 'rationale', 'task_id', 'project_id', 'created_at_ms', 'source_turn_ids'];
 const TASK_COLUMNS = ['id', 'seq', 'title', 'status', 'priority', 'due_at_ms', 'due_phrase', 'project_id', 'created_at_ms', 'updated_at_ms', 'source_turn_ids', 'confidence'];
 
+/** Statement texts kept (all forgotten when full): one per shape, so very few. */
+const MAX_STATEMENTS = 1000;
+const statements = new Map<string, string>();
+
+/**
+ * The statement text of shape `key`, built once: every read then hands the driver the same
+ * string, whose hash its statement cache has already computed, instead of building and hashing
+ * a new one of ~1 KB (the pool's statements are long: a subquery per ordering).
+ */
+function statement(key: string, build: () => string): string {
+  let sql = statements.get(key);
+  if (sql === undefined) {
+    sql = build();
+    if (statements.size >= MAX_STATEMENTS) statements.clear();
+    statements.set(key, sql);
+  }
+  return sql;
+}
+
 /**
  * Rows of `table` chosen by `where` (on alias r), with their access statistics when `kind` is
  * given: `access_count` and `last_ms`, NULL for a record never used.
@@ -105,20 +124,20 @@ export async function recordPool(scope: UserScope, options: RecordPoolOptions): 
   // The statements are independent: issued together (on PostgreSQL they run on several pooled
   // connections instead of one round trip after another), their rows added in the same order.
   const reads: Array<[Map<string, Row>, Promise<Row[]>]> = [
-    [facts, db.all<Row>(select('memory_facts', FACT_COLUMNS, factKind, `r.user_id = ? AND r.id IN (${factIds(n)})`), [userId, userId, userId, userId, userId, userId])],
-    [decisions, db.all<Row>(select('memory_decisions', DECISION_COLUMNS, decisionKind, `r.user_id = ? AND r.id IN (${decisionIds(n)})`), [userId, userId, userId])],
+    [facts, db.all<Row>(statement(`facts|${n}|${withAccess}`, () => select('memory_facts', FACT_COLUMNS, factKind, `r.user_id = ? AND r.id IN (${factIds(n)})`)), [userId, userId, userId, userId, userId, userId])],
+    [decisions, db.all<Row>(statement(`decisions|${n}|${withAccess}`, () => select('memory_decisions', DECISION_COLUMNS, decisionKind, `r.user_id = ? AND r.id IN (${decisionIds(n)})`)), [userId, userId, userId])],
   ];
   for (let i = 0; i < ids.length; i += ID_BATCH) {
     const batch = ids.slice(i, i + ID_BATCH);
-    const list = placeholders(batch.length);
-    reads.push([facts, db.all<Row>(select('memory_facts', FACT_COLUMNS, factKind, `r.user_id = ? AND r.id IN (${list})`), [userId, ...batch])]);
-    reads.push([decisions, db.all<Row>(select('memory_decisions', DECISION_COLUMNS, decisionKind, `r.user_id = ? AND r.id IN (${list})`), [userId, ...batch])]);
+    const list = () => placeholders(batch.length);
+    reads.push([facts, db.all<Row>(statement(`facts-in|${batch.length}|${withAccess}`, () => select('memory_facts', FACT_COLUMNS, factKind, `r.user_id = ? AND r.id IN (${list()})`)), [userId, ...batch])]);
+    reads.push([decisions, db.all<Row>(statement(`decisions-in|${batch.length}|${withAccess}`, () => select('memory_decisions', DECISION_COLUMNS, decisionKind, `r.user_id = ? AND r.id IN (${list()})`)), [userId, ...batch])]);
   }
   for (const w of spans) {
     const span = [userId, Math.ceil(w.startMs), Math.ceil(w.endMs)];
-    const within = `r.user_id = ? AND r.created_at_ms >= ? AND r.created_at_ms < ? ORDER BY r.created_at_ms DESC, r.seq DESC LIMIT ${n}`;
-    reads.push([facts, db.all<Row>(select('memory_facts', FACT_COLUMNS, factKind, within), span)]);
-    reads.push([decisions, db.all<Row>(select('memory_decisions', DECISION_COLUMNS, decisionKind, within), span)]);
+    const within = () => `r.user_id = ? AND r.created_at_ms >= ? AND r.created_at_ms < ? ORDER BY r.created_at_ms DESC, r.seq DESC LIMIT ${n}`;
+    reads.push([facts, db.all<Row>(statement(`facts-within|${n}|${withAccess}`, () => select('memory_facts', FACT_COLUMNS, factKind, within())), span)]);
+    reads.push([decisions, db.all<Row>(statement(`decisions-within|${n}|${withAccess}`, () => select('memory_decisions', DECISION_COLUMNS, decisionKind, within())), span)]);
   }
   const lastRead = db.all<Row>('SELECT project_id, MAX(created_at_ms) AS last_ms FROM memory_decisions WHERE user_id = ? AND project_id IS NOT NULL GROUP BY project_id', [userId]);
   const taskRead = options.tasks ? taskPool(scope, options.tasks, withAccess, overlay) : undefined;
@@ -206,10 +225,10 @@ async function taskPool(scope: UserScope, options: TaskPoolOptions, withAccess: 
   const pending = overlay ? pendingOf(scope) : new Map<string, PendingTouch>();
   for (const id of mostRecent(pending, ['task'], n)) if (!ids.includes(id)) ids.push(id);
   const params = Array.from({ length: closed ? 7 : 6 }, () => userId);
-  const reads = [db.all<Row>(select('memory_tasks', TASK_COLUMNS, kind, `r.user_id = ? AND r.id IN (${taskIds(n, closed)})`), params)];
+  const reads = [db.all<Row>(statement(`tasks|${n}|${closed}|${withAccess}`, () => select('memory_tasks', TASK_COLUMNS, kind, `r.user_id = ? AND r.id IN (${taskIds(n, closed)})`)), params)];
   for (let i = 0; i < ids.length; i += ID_BATCH) {
     const batch = ids.slice(i, i + ID_BATCH);
-    reads.push(db.all<Row>(select('memory_tasks', TASK_COLUMNS, kind, `r.user_id = ? AND r.id IN (${placeholders(batch.length)})`), [userId, ...batch]));
+    reads.push(db.all<Row>(statement(`tasks-in|${batch.length}|${withAccess}`, () => select('memory_tasks', TASK_COLUMNS, kind, `r.user_id = ? AND r.id IN (${placeholders(batch.length)})`)), [userId, ...batch]));
   }
   const byId = new Map<string, Row>();
   for (const rows of await Promise.all(reads)) {
