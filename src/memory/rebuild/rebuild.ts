@@ -45,7 +45,8 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
   const analyzer = options.analyzer ?? (defaultAnalyzer ??= memoizeAnalyzer(createSearchAnalyzer()));
   const version = await store.version();
   const ns = { userId: store.userId, kind: REBUILD_CACHE_KIND };
-  const key = sha256Hex(JSON.stringify([query, version, optionsHash(o)]));
+  // Hashed only for a rebuild that may be cached (processMessage's never is).
+  const key = options.cache ? sha256Hex(JSON.stringify([query, version, optionsHash(o)])) : '';
   if (options.cache) {
     const hit = await options.cache.get<CachedRebuild>(ns, key).catch(() => undefined);
     if (isCachedRebuild(hit) && hit.context.memoryVersion === version && hit.fromMs <= o.nowMs && o.nowMs < hit.untilMs) {
