@@ -20,7 +20,7 @@
 //   BENCH_HTTP_LOG          server log level (default info: one line per request, to a file)
 //   BENCH_HTTP_FLOOR_SECONDS  duration of each floor run, s (default 5; 0 skips them)
 //   BENCH_HTTP_WORKERS      server processes, `ctxvm serve --workers N` (default 1: one process is the
-//                           cleanest measure of a message's cost — two workers cost 20-35% more CPU per message
+//                           cleanest measure of a message's cost — two workers cost 20-40% more CPU per message
 //                           on the 2-core machine (two busy processes each run slower there; each worker
 //                           caches on its own) for 0-20% more throughput, next to autocannon's own share)
 //   BENCH_HTTP_NODE_ARGS    extra node flags for the server, space-separated (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p")
