@@ -13,6 +13,7 @@
  *   ("跑步", "一百米", "比赛") share a token. The map is data the caller owns; none is built in.
  */
 import { createSegmenter, type Segmenter } from '../text/segment.js';
+import { remembered } from '../core/remembered.js';
 import { globalMatches } from '../text/global-matches.js';
 import { createTextMemo, type TextMemoOptions } from '../text/text-memo.js';
 
@@ -223,14 +224,7 @@ export function porterStem(word: string): string {
   if (word.length <= 2) return word;
   // The same words come back in every message and every rebuilt context: each is stemmed once
   // (about 25 suffix tests a word; a stem was half a microsecond, a lookup is a fraction of that).
-  if (word.length > STEM_MEMO_WORD_CHARS) return stemWord(word);
-  let stem = stemMemo.get(word);
-  if (stem === undefined) {
-    stem = stemWord(word);
-    if (stemMemo.size >= STEM_MEMO_WORDS) stemMemo.clear();
-    stemMemo.set(word, stem);
-  }
-  return stem;
+  return word.length > STEM_MEMO_WORD_CHARS ? stemWord(word) : remembered(stemMemo, word, STEM_MEMO_WORDS, stemWord);
 }
 
 function stemWord(word: string): string {

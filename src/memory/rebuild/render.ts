@@ -7,6 +7,7 @@
  * layer are ordered by their `order` key (never by score), and grouped items (history turns of
  * one session) sit under their group's header line. No clock, locale or map order is consulted.
  */
+import { remembered } from '../../core/remembered.js';
 import type { ContextItem, LayerName } from '../context.js';
 
 /** Layers whose text may not depend on the query: they form the cacheable prefix. */
@@ -89,13 +90,7 @@ const NATURAL_KEYS_LIMIT = 50_000;
 
 /** A sort key for ids with numbers in them ("D1:9" before "D1:10"): digit runs are zero-padded. */
 export function naturalKey(id: string): string {
-  let key = naturalKeys.get(id);
-  if (key === undefined) {
-    key = naturalKeyOf(id);
-    if (naturalKeys.size >= NATURAL_KEYS_LIMIT) naturalKeys.clear();
-    naturalKeys.set(id, key);
-  }
-  return key;
+  return remembered(naturalKeys, id, NATURAL_KEYS_LIMIT, naturalKeyOf);
 }
 
 function naturalKeyOf(id: string): string {

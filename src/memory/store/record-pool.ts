@@ -20,6 +20,7 @@
  * Access statistics come with the rows (a LEFT JOIN on `memory_access`'s primary key) instead of
  * a lookup per record afterwards: one read per record instead of two, and no `IN` lists.
  */
+import { remembered } from '../../core/remembered.js';
 import type { RecordPool, RecordPoolOptions, TaskPoolOptions } from '../memory-store.js';
 import { flushTouches, pendingTouches, type PendingTouch } from './access.js';
 import type { MemoryKind, Task } from '../model.js';
@@ -80,13 +81,7 @@ const statements = new Map<string, string>();
  * a new one of ~1 KB (the pool's statements are long: a subquery per ordering).
  */
 function statement(key: string, build: () => string): string {
-  let sql = statements.get(key);
-  if (sql === undefined) {
-    sql = build();
-    if (statements.size >= MAX_STATEMENTS) statements.clear();
-    statements.set(key, sql);
-  }
-  return sql;
+  return remembered(statements, key, MAX_STATEMENTS, build);
 }
 
 /**
