@@ -264,7 +264,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       tokens: tokenCounter(),
       // A rebuild that leaves out the message being answered is keyed by that message's turn id:
       // it can never be asked for again, so it is neither looked up nor stored.
-      ...(options.hot && !opts.excludeTurnIds?.length ? { cache: options.hot } : {}),
+      ...(options.hot && !answering ? { cache: options.hot } : {}),
       systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
       ...(opts.excludeTurnIds ? { excludeTurnIds: opts.excludeTurnIds } : {}),
       ...(opts.touch === false ? { touch: false } : {}),
@@ -369,12 +369,9 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
 
     // 3. reset: nothing of the raw chat is carried over; 4. rebuild from memory
     let storedAlone: Promise<unknown> | undefined;
-    const storeAlone = () => {
-      storedAlone ??= store.addTurns([userTurn]);
-      storedAlone.catch(() => undefined); // awaited below; a timer's write has no caller yet
-      return storedAlone;
-    };
-    const pairWait = changesMemory ? undefined : setTimeout(storeAlone, PAIR_WAIT_MS);
+    const storeAlone = () => (storedAlone ??= store.addTurns([userTurn]));
+    // (The timer's write has no caller yet: its failure is reported where it is awaited, below.)
+    const pairWait = changesMemory ? undefined : setTimeout(() => storeAlone().catch(() => undefined), PAIR_WAIT_MS);
     pairWait?.unref();
     /** Stores the message if it is not stored yet, before a failure is reported. */
     const storeUnansweredMessage = async () => {
@@ -420,7 +417,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const assistantTurnId = `${userTurnId}:reply`;
     const assistantTurn: Omit<Turn, 'userId'> = { id: assistantTurnId, role: 'assistant', speaker: null, text: response, atMs: now, sessionId: null };
     clearTimeout(pairWait);
-    if (!changesMemory && storedAlone) await storedAlone;
+    if (storedAlone) await storedAlone; // (only ever set for a message that changed nothing)
     await store.addTurns(changesMemory || storedAlone ? [assistantTurn] : [userTurn, assistantTurn]);
     if (options.archive) await options.archive.append(message.userId, [userTurn, assistantTurn].map((t) => ({ ...t, userId: message.userId })));
     const fullHistoryTokens = await addHistoryTokens(message.userId, store, [message.text, response]);
