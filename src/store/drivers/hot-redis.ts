@@ -113,14 +113,25 @@ async function loadRedis(): Promise<RedisModule> {
 
 /**
  * `work`, or a rejection once `ms` have passed without it settling (a late reply is then ignored).
- * The rejection waits for the event loop's next check phase: after a long synchronous stretch
- * (loading a dictionary, a big parse) the timer and a reply that came in time are both due, and
- * timers run before the socket is read — the reply gets its poll phase first.
+ * The deadline counts time the process could hear the reply. After a long synchronous stretch
+ * (loading a dictionary, a big parse) the command may not even be on the wire yet — it is written
+ * after an await — and the timer fires late: a timer late by more than half the deadline starts
+ * it once more from then. A timer on time rejects in the event loop's next check phase, so a
+ * reply that came in time, due together with the timer, gets its poll phase first (timers run
+ * before the socket is read). A stalled Redis is thus reported after `ms`, or at most ~2 x `ms`
+ * when the process itself was busy.
  */
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => setImmediate(() => reject(new CtxvmError('E_UNAVAILABLE', `redis did not answer within ${ms} ms`))), ms);
+    const arm = (again: boolean) => {
+      const dueMs = performance.now() + ms;
+      timer = setTimeout(() => {
+        if (again && performance.now() - dueMs > ms / 2) return arm(false);
+        setImmediate(() => reject(new CtxvmError('E_UNAVAILABLE', `redis did not answer within ${ms} ms`)));
+      }, ms);
+    };
+    arm(true);
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
