@@ -464,6 +464,24 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       expect((await u.turnNeighbourhoods([], 2, 2)).size).toBe(0);
     });
 
+    it('reads overlapping neighbourhoods and those of the first and last turns, as turnNeighbours does', async () => {
+      if (!u.turnNeighbourhoods) return;
+      // 40 turns, two at each of several instants (ties are broken by creation order)
+      await u.addTurns(Array.from({ length: 40 }, (_, i) => turn(`t${i}`, `turn ${i}`, T0 + Math.floor(i / 2) * 1000)));
+      const cases: Array<[string[], number, number]> = [
+        [['t5', 't6', 't8', 't9'], 2, 2], // overlapping neighbourhoods
+        [['t0', 't39'], 1, 1], // the first and last turns: nothing before or after them
+        [['t1', 't20', 't38', 't2'], 3, 0],
+        [['t39', 't37'], 0, 4],
+        [['t10', 't11'], 0, 0],
+      ];
+      for (const [ids, before, after] of cases) {
+        const many = await u.turnNeighbourhoods(ids, before, after);
+        expect([...many.keys()].sort()).toEqual([...ids].sort());
+        for (const id of ids) expect(many.get(id)).toEqual(await u.turnNeighbours(id, before, after));
+      }
+    });
+
     it('answers several searches of one query with the hits of each search alone', async () => {
       if (!u.searchMany) return;
       await u.addTurns([turn('t1', 'send the quarterly report to Dana', T0), turn('t2', '下班前把周报发给我', T0 + 1), turn('t3', 'the report is late', T0 + 2)]);
