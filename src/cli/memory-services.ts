@@ -40,7 +40,7 @@ export async function withMemoryServices<T>(ctx: CommandContext, options: Memory
 
 export async function openMemoryServices(ctx: CommandContext, options: MemoryServicesOptions = {}): Promise<MemoryServices> {
   const config = ctx.config();
-  const [{ openMemoryStore }, { createMemoryManager }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }] = await Promise.all([
+  const [{ openMemoryStore }, { createMemoryManager, readCacheSaves }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }] = await Promise.all([
     import('../memory/store/sql-memory-store.js'),
     import('../memory/manager.js'),
     import('../store/hot-cache.js'),
@@ -59,7 +59,8 @@ export async function openMemoryServices(ctx: CommandContext, options: MemorySer
     const manager = createMemoryManager({
       store,
       hot,
-      cacheReads: { logger },
+      // (read cache where it saves round trips: see MemoryManagerOptions.cacheReads; its outages reported here)
+      cacheReads: readCacheSaves(store, hot) ? { logger } : false,
       archive: { append: async (userId, turns) => void (await archive.append(userId, turns)) },
       ...(options.timeZone !== undefined ? { defaultTimeZone: options.timeZone } : { defaultTimeZone: systemTimeZone() }),
       ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),

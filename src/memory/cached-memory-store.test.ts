@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLruHotCache } from '../store/drivers/hot-lru.js';
 import type { HotCache, HotCacheLogger } from '../store/hot-cache.js';
 import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStore } from './cached-memory-store.js';
-import { createMemoryManager } from './manager.js';
+import { createMemoryManager, readCacheSaves } from './manager.js';
 import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Task } from './model.js';
 import { openMemoryStore, type SqlMemoryStore } from './store/sql-memory-store.js';
@@ -235,7 +235,7 @@ describe('memory manager with a hot tier', () => {
   it('reads through the cache unless told not to', async () => {
     const hot = lru();
     const getMany = vi.spyOn(hot, 'getMany');
-    const manager = createMemoryManager({ store: warm, hot, defaultTimeZone: 'UTC' });
+    const manager = createMemoryManager({ store: warm, hot, cacheReads: true, defaultTimeZone: 'UTC' });
     await manager.processMessage({ userId: 'alice', text: 'remind me to send the report tomorrow', now: Date.UTC(2026, 0, 5, 9) });
     expect(getMany.mock.calls.some(([ns]) => ns.kind === 'memory')).toBe(true);
     expect((await manager.user('alice').listTasks()).map((t) => t.status)).toEqual(['todo']);
@@ -252,10 +252,26 @@ describe('memory manager with a hot tier', () => {
     expect([isCachedMemoryStore(warm), isCachedMemoryStore(wrapped)]).toEqual([false, true]);
   });
 
+  it('caches reads by default only where a cached read saves a round trip', async () => {
+    const hot = lru();
+    const getMany = vi.spyOn(hot, 'getMany');
+    // SQLite with the in-process hot tier: reads go straight to SQLite, and nothing refreshes ahead
+    const manager = createMemoryManager({ store: warm, hot, defaultTimeZone: 'UTC' });
+    await manager.processMessage({ userId: 'alice', text: 'remind me to send the report tomorrow', now: Date.UTC(2026, 0, 5, 9) });
+    expect(await manager.user('alice').listTasks()).toHaveLength(1);
+    expect(getMany.mock.calls.some(([ns]) => ns.kind === 'memory')).toBe(false);
+    expect([manager.readStats(), manager.refreshAhead]).toEqual([undefined, undefined]);
+    const sqlite = { driver: 'sqlite' } as MemoryStore;
+    const postgres = { driver: 'postgres' } as MemoryStore;
+    expect(readCacheSaves(sqlite, hot)).toBe(false);
+    expect(readCacheSaves(postgres, hot)).toBe(true);
+    expect(readCacheSaves(sqlite, { ...hot, shared: true })).toBe(true);
+  });
+
   it('processMessage stores no search or neighbourhood its own reply retires, but buildContext does', async () => {
     const hot = lru();
     const setMany = vi.spyOn(hot, 'setMany');
-    const manager = createMemoryManager({ store: warm, hot, defaultTimeZone: 'UTC', refreshAhead: false });
+    const manager = createMemoryManager({ store: warm, hot, cacheReads: true, defaultTimeZone: 'UTC', refreshAhead: false });
     const now = Date.UTC(2026, 0, 5, 9);
     const storedKeys = () => setMany.mock.calls.flatMap(([ns, entries]) => (ns.kind === 'memory' ? [...entries].map(([key]) => key) : []));
     for (const text of ['the report is about churn', 'send the report to Dana', 'what about the report?']) {

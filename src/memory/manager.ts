@@ -53,8 +53,13 @@ export interface MemoryManagerOptions {
   /** Hot tier for rebuild results, active-session state and cached warm reads (default: none). */
   hot?: HotCache;
   /**
-   * Cache the warm reads of every turn (tasks, facts, projects, decisions, version) in `hot`
-   * (default true when `hot` is set); options go to `createCachedMemoryStore`.
+   * Cache the warm reads of every turn (tasks, facts, projects, decisions, version) in `hot`;
+   * options go to `createCachedMemoryStore`. Default: on when `hot` is set and a cached read can
+   * save a round trip — the warm store is PostgreSQL, or the hot tier is shared (Redis, whose
+   * generation tokens spare the warm query). Off for SQLite with the in-process hot tier: there
+   * the cache checks the warm version on every batch anyway, and a SQLite read (~10–60 µs) costs
+   * less than copying a value in and out of the cache (measured: processMessage 10–25% less CPU
+   * without it, `node bench/process-message-cpu.bench.mjs`). `true` turns it on regardless.
    */
   cacheReads?: boolean | Omit<CachedMemoryStoreOptions, 'store' | 'hot'>;
   /** Cold archive of raw turns (default: none; turns are still kept in the warm store). */
@@ -81,7 +86,7 @@ export interface MemoryManagerOptions {
   /**
    * After a user's memory changes, rebuild the questions they ask most in the background so the
    * next request for one is served from the hot tier (./cache/refresh-ahead.ts). Default: on
-   * when `hot` is set and reads go through the read cache; `false` turns it off. Refreshes run
+   * when `hot` is set and reads go through the read cache (see `cacheReads`); `false` turns it off. Refreshes run
    * as of `clock.now()`.
    */
   refreshAhead?: boolean | RefreshAheadOptions;
@@ -476,9 +481,15 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
 
 /** The store the manager reads through: `options.store`, behind a hot-tier read cache when there is one. */
 function withReadCache(options: MemoryManagerOptions): MemoryStore {
-  const { store, hot, cacheReads = true } = options;
+  const { store, hot } = options;
+  const cacheReads = options.cacheReads ?? (hot !== undefined && readCacheSaves(store, hot));
   if (!hot || cacheReads === false || isCachedMemoryStore(store)) return store;
   return createCachedMemoryStore({ ...(typeof cacheReads === 'object' ? cacheReads : {}), store, hot });
+}
+
+/** Whether a read cache in `hot` can answer faster than `store` itself (see `cacheReads`). */
+export function readCacheSaves(store: MemoryStore, hot: HotCache): boolean {
+  return store.driver !== 'sqlite' || hot.shared;
 }
 
 function checkMessage(message: IncomingMessage): void {

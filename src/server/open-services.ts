@@ -37,7 +37,13 @@ export interface OpenServerServicesOptions {
   verifiedKeyTtlMs?: number;
   /** Other processes serve from the same warm store (`serve --workers N`): see `MemoryManagerOptions.multiProcess`. */
   multiProcess?: boolean;
-  /** Rebuild users' most asked questions in the background after their memory changes (default true; `MemoryManagerOptions.refreshAhead`). */
+  /**
+   * Cache users' per-turn warm reads in the hot tier (`MemoryManagerOptions.cacheReads`; default:
+   * with PostgreSQL or Redis only — with SQLite and the in-process hot tier a read from SQLite
+   * costs less). Refresh-ahead runs only where reads are cached.
+   */
+  cacheReads?: boolean;
+  /** Rebuild users' most asked questions in the background after their memory changes (default true where reads are cached; `MemoryManagerOptions.refreshAhead`). */
   refreshAhead?: boolean;
 }
 
@@ -96,6 +102,7 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
       archive: { append: async (userId, turns) => archiveQueue.append(userId, turns) },
       defaultTimeZone: options.timeZone ?? 'UTC',
       ...(options.multiProcess ? { multiProcess: true } : {}),
+      ...(options.cacheReads !== undefined ? { cacheReads: options.cacheReads } : {}),
       ...(options.refreshAhead === false ? { refreshAhead: false } : {}),
       ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
     });

@@ -53,7 +53,8 @@ export async function createConsoleEnv(options: { seed?: boolean } = {}): Promis
   const vars = { CTXVM_HOME: join(root, 'ctxvm'), CLAUDE_CONFIG_DIR: join(root, 'claude'), CODEX_HOME: join(root, 'codex') };
   await Promise.all([mkdir(join(vars.CLAUDE_CONFIG_DIR, 'projects'), { recursive: true }), mkdir(join(vars.CODEX_HOME, 'sessions'), { recursive: true })]);
   const config = loadConfig(vars, { homeDir: root, cwd: root });
-  const services = await openServerServices({ config, timeZone: SEED_TIME_ZONE });
+  // reads cached as with Redis or PostgreSQL, so the metrics view shows the memory-read counts too
+  const services = await openServerServices({ config, timeZone: SEED_TIME_ZONE, cacheReads: true });
   const revoked = await services.keys.create({ userId: SEED_USER });
   await services.keys.revoke(revoked.keyId);
   const keys = { admin: (await services.keys.create({ admin: true })).key, user: (await services.keys.create({ userId: SEED_USER })).key, revoked: revoked.key };

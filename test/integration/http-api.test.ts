@@ -26,7 +26,8 @@ let log: CapturedLog;
 let keys: { admin: string; alice: string; bob: string; revoked: string };
 
 beforeAll(async () => {
-  env = await createServerEnv();
+  // reads cached as with Redis or PostgreSQL: the refresh-ahead and read-cache metrics are tested here
+  env = await createServerEnv({ cacheReads: true });
   const k = env.services.keys;
   const revoked = await k.create({ userId: 'alice' });
   await k.revoke(revoked.keyId);

@@ -24,7 +24,8 @@ let sessionFile: string;
 let keys: { admin: string; alice: string; bob: string; carol: string; adminId: string };
 
 beforeAll(async () => {
-  env = await createServerEnv();
+  // reads cached as with Redis or PostgreSQL: the refresh-ahead and read-cache metrics are tested here
+  env = await createServerEnv({ cacheReads: true });
   const k = env.services.keys;
   const admin = await k.create({ admin: true });
   keys = { admin: admin.key, adminId: admin.keyId, alice: (await k.create({ userId: 'alice' })).key, bob: (await k.create({ userId: 'bob' })).key, carol: (await k.create({ userId: 'carol' })).key };

@@ -38,7 +38,7 @@ afterEach(async () => {
 });
 
 function managerOver(hot: HotCache, extra: Partial<MemoryManagerOptions> = {}): MemoryManager {
-  return createMemoryManager({ store, hot, clock, defaultTimeZone: 'UTC', ...extra });
+  return createMemoryManager({ store, hot, cacheReads: true, clock, defaultTimeZone: 'UTC', ...extra });
 }
 
 /** What a rebuild with no cache at all gives for the question now. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig, type CtxvmConfig } from '../../src/core/config.js';
 import { createHttpApp, type HttpApp, type HttpAppOptions } from '../../src/server/http.js';
-import { openServerServices, type OpenedServerServices } from '../../src/server/open-services.js';
+import { openServerServices, type OpenedServerServices, type OpenServerServicesOptions } from '../../src/server/open-services.js';
 import { listen, type ListeningServer } from '../../src/server/serve.js';
 
 export interface ServerEnv {
@@ -21,13 +21,13 @@ export interface ServerEnv {
   close(): Promise<void>;
 }
 
-/** Opens services over fresh temp folders. */
-export async function createServerEnv(): Promise<ServerEnv> {
+/** Opens services over fresh temp folders (`options` go to openServerServices). */
+export async function createServerEnv(options: Pick<OpenServerServicesOptions, 'cacheReads'> = {}): Promise<ServerEnv> {
   const root = await mkdtemp(join(tmpdir(), 'ctxvm-server-'));
   const env = { CTXVM_HOME: join(root, 'ctxvm'), CLAUDE_CONFIG_DIR: join(root, 'claude'), CODEX_HOME: join(root, 'codex') };
   await Promise.all([mkdir(join(env.CLAUDE_CONFIG_DIR, 'projects'), { recursive: true }), mkdir(join(env.CODEX_HOME, 'sessions'), { recursive: true })]);
   const config = loadConfig(env, { homeDir: root, cwd: root });
-  const services = await openServerServices({ config, timeZone: 'UTC' });
+  const services = await openServerServices({ config, timeZone: 'UTC', ...options });
   return {
     root,
     config,

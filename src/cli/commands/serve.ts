@@ -35,6 +35,7 @@ export interface ServeOptions {
   reminderLead?: number;
   reminderInterval?: number;
   workers?: number;
+  cacheReads?: boolean;
   refreshAhead: boolean;
 }
 
@@ -54,7 +55,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--reminder-webhook <url>', 'deliver reminders to this webhook instead of the SSE streams (signed when CTXVM_WEBHOOK_SECRET is set)')
     .option('--reminder-lead <minutes>', 'remind this many minutes before the due time (default 15)', positiveInt('--reminder-lead'))
     .option('--reminder-interval <seconds>', 'seconds between reminder scans (default 30)', positiveInt('--reminder-interval'))
-    .option('--no-refresh-ahead', 'do not rebuild the questions a user asks most in the background after their memory changes (default: on, so those requests are served from the hot tier)')
+    .option('--cache-reads', "cache each user's per-turn memory reads in the hot tier, with SQLite and the in-process hot tier too (default: only with Redis or PostgreSQL, where a cached read saves a round trip; a SQLite read costs less than the cache)")
+    .option('--no-refresh-ahead', 'do not rebuild the questions a user asks most in the background after their memory changes (default: on wherever reads are cached, so those requests are served from the hot tier)')
     .option('--workers <n>', 'processes serving the port (node:cluster, default 1); each opens its own database connection, the reminder scheduler runs once, in the primary', positiveInt('--workers'))
     .action(async (opts: ServeOptions) => {
       if (!(LEVELS as readonly string[]).includes(opts.logLevel)) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`);
@@ -89,6 +91,7 @@ async function serveProcess(opts: ServeOptions, ctx: CommandContext, worker: boo
     hotLogger: { error: (m, d) => logger.error(d ?? {}, m), warn: (m, d) => logger.warn(d ?? {}, m), info: (m, d) => logger.info(d ?? {}, m) },
     onArchiveError: (error) => logger.warn({ err: (error as Error)?.message ?? String(error) }, 'cold archive flush failed; the turns stay queued and are retried'),
     ...(worker ? { multiProcess: true } : {}),
+    ...(opts.cacheReads ? { cacheReads: true } : {}),
     ...(opts.refreshAhead === false ? { refreshAhead: false } : {}),
   });
   // A worker streams reminders the primary's scheduler sends it; it schedules nothing itself.
