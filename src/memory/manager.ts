@@ -270,6 +270,9 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       // A rebuild that leaves out the message being answered is keyed by that message's turn id:
       // it can never be asked for again, so it is neither looked up nor stored.
       ...(options.hot && !answering ? { cache: options.hot } : {}),
+      // Nor need its instant be rounded (rounding serves the cache): at the message's own instant,
+      // the query's dates are the ones its extraction resolved a moment ago, and not parsed again.
+      ...(answering ? { nowGranularityMs: 1 } : {}),
       systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
       ...(opts.excludeTurnIds ? { excludeTurnIds: opts.excludeTurnIds } : {}),
       ...(opts.touch === false ? { touch: false } : {}),

@@ -141,6 +141,20 @@ describe('task lifecycle (English)', () => {
   });
 });
 
+describe('the rebuild answering a message', () => {
+  it('is made as of the message itself, not of the minute cached rebuilds are rounded to', async () => {
+    const u = 'iris';
+    await manager.user(u).createTask({ title: 'send the invoice', dueAtMs: at(10) + 20_000 }); // 10:00:20
+    const now = at(10) + 40_000; // 10:00:40: the task is overdue by 20 s
+    const answered = await manager.processMessage({ userId: u, text: 'what is on my list?', now });
+    const taskLine = (text: string) => text.split('\n').find((line) => line.startsWith('- [todo] send the invoice'));
+    expect(taskLine(answered.context.text)).toMatch(/ · due .*\(overdue\)$/);
+    // a context built for a request is cached by the minute: as of 10:00:00, not yet due
+    const built = await manager.buildContext(u, 'what is on my list?', { now });
+    expect(taskLine(built.text)).toMatch(/ · due 2026-03-10 10:00 Tue$/);
+  });
+});
+
 describe('failures and bad input', () => {
   it('keeps the message and the extracted task when the LLM fails', async () => {
     const failing = async () => {
