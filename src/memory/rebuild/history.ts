@@ -43,7 +43,11 @@ export async function historyCandidates(
   const hits = found.filter((h) => !excluded.has(h.id));
   if (hits.length === 0) return [];
   const fullText = normaliseHits(hits);
-  const turns = await store.getTurns(hits.map((h) => h.id));
+  const ids = hits.map((h) => h.id);
+  const { before, after } = o.neighbourTurns;
+  // The hits' neighbourhoods hold the hits themselves: one read for both when there are any.
+  const around = before + after > 0 ? await neighbourhoods(store, ids, before, after) : new Map<string, Turn[]>();
+  const turns = before + after > 0 ? ids.flatMap((id) => around.get(id)?.filter((n) => n.id === id) ?? []) : await store.getTurns(ids);
   const entity = entitySignal(turns, query);
   const ranked = turns
     .map((turn) => ({
@@ -72,8 +76,6 @@ export async function historyCandidates(
       old.rank = s.rank;
     }
   };
-  const { before, after } = o.neighbourTurns;
-  const around = before + after > 0 ? await neighbourhoods(store, ranked.map((r) => r.turn.id), before, after) : new Map<string, Turn[]>();
   for (const [rank, { turn, score }] of ranked.entries()) {
     const session = groupKey(turn, o);
     const k = perSession.get(session) ?? 0;
