@@ -274,14 +274,17 @@ describe('memory manager with a hot tier', () => {
     const manager = createMemoryManager({ store: warm, hot, cacheReads: true, defaultTimeZone: 'UTC', refreshAhead: false });
     const now = Date.UTC(2026, 0, 5, 9);
     const storedKeys = () => setMany.mock.calls.flatMap(([ns, entries]) => (ns.kind === 'memory' ? [...entries].map(([key]) => key) : []));
+    let last;
     for (const text of ['the report is about churn', 'send the report to Dana', 'what about the report?']) {
-      await manager.processMessage({ userId: 'alice', text, now });
+      last = await manager.processMessage({ userId: 'alice', text, now });
     }
+    expect(last!.context.text).toContain('User: the report is about churn'); // the history layer found the earlier turns
     const keys = storedKeys();
-    expect(keys.some((k) => k.startsWith('turn:'))).toBe(true); // the history layer read turns, and kept them
+    expect(keys.some((k) => k.startsWith('tasks:'))).toBe(true); // the per-turn reads were cached
     expect(keys.filter((k) => k.startsWith('search:') || k.startsWith('around:'))).toEqual([]);
     setMany.mockClear();
     await manager.buildContext('alice', 'the report', { now });
     expect(storedKeys().some((k) => k.startsWith('search:'))).toBe(true);
+    expect(storedKeys().some((k) => k.startsWith('around:'))).toBe(true);
   });
 });
