@@ -485,8 +485,9 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
 /** The store the manager reads through: `options.store`, behind a hot-tier read cache when there is one. */
 function withReadCache(options: MemoryManagerOptions): MemoryStore {
   const { store, hot } = options;
-  const cacheReads = options.cacheReads ?? (hot !== undefined && readCacheSaves(store, hot));
-  if (!hot || cacheReads === false || isCachedMemoryStore(store)) return store;
+  if (!hot || isCachedMemoryStore(store)) return store;
+  const cacheReads = options.cacheReads ?? readCacheSaves(store, hot);
+  if (cacheReads === false) return store;
   return createCachedMemoryStore({ ...(typeof cacheReads === 'object' ? cacheReads : {}), store, hot });
 }
 

@@ -46,8 +46,8 @@ export async function historyCandidates(
   const ids = hits.map((h) => h.id);
   const { before, after } = o.neighbourTurns;
   // The hits' neighbourhoods hold the hits themselves: one read for both when there are any.
-  const around = before + after > 0 ? await neighbourhoods(store, ids, before, after) : new Map<string, Turn[]>();
-  const turns = before + after > 0 ? ids.flatMap((id) => around.get(id)?.filter((n) => n.id === id) ?? []) : await store.getTurns(ids);
+  const around = before + after > 0 ? await neighbourhoods(store, ids, before, after) : undefined;
+  const turns = around ? ids.flatMap((id) => around.get(id)?.filter((n) => n.id === id) ?? []) : await store.getTurns(ids);
   const entity = entitySignal(turns, query);
   const ranked = turns
     .map((turn) => ({
@@ -82,7 +82,7 @@ export async function historyCandidates(
     perSession.set(session, k + 1);
     const priority = score / (1 + tuning.sessionDamping * k);
     keep({ turn, priority, hit: true, rank });
-    const near = around.get(turn.id) ?? [];
+    const near = around?.get(turn.id) ?? [];
     const self = near.findIndex((n) => n.id === turn.id);
     for (const [i, n] of near.entries()) {
       if (i === self || excluded.has(n.id) || groupKey(n, o) !== session) continue;
