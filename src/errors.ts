@@ -33,11 +33,14 @@ export interface CtxvmErrorOptions {
   cause?: unknown;
   /** A short instruction that tells the user how to fix it, shown after the message. */
   hint?: string;
+  /** Machine-readable facts about the failure (JSON values), returned with it by the HTTP API and `--json`. */
+  details?: Record<string, unknown>;
 }
 
 export class CtxvmError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
   readonly [MARKER] = true;
 
   constructor(code: ErrorCode, message: string, options: CtxvmErrorOptions = {}) {
@@ -45,6 +48,7 @@ export class CtxvmError extends Error {
     this.name = 'CtxvmError';
     this.code = code;
     this.hint = options.hint;
+    this.details = options.details;
   }
 
   /** True for any ctxvm error, even one thrown by another copy of the package. */

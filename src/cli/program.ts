@@ -121,7 +121,8 @@ export function reportError(ctx: CommandContext, error: unknown, argv: string[])
     ctx.note('  (run with --debug for the stack trace)');
   }
   if (wantsJson(argv)) {
-    ctx.printJson({ error: { code: known ? error.code : 'E_INTERNAL', message, ...(hint ? { hint } : {}) } });
+    const details = known ? error.details : undefined;
+    ctx.printJson({ error: { code: known ? error.code : 'E_INTERNAL', message, ...(hint ? { hint } : {}), ...(details ? { details } : {}) } });
   }
   return code;
 }

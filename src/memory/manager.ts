@@ -17,6 +17,7 @@ import type { Extraction, ExtractOptions, RecentEntity } from './extraction.js';
 import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Turn } from './model.js';
 import { createRecentEntities, type RecentEntities } from './recent-entities.js';
+import { MAX_MESSAGE_ID_LENGTH, refuseRepeatedMessage, repeatedMessage, replyTurnId } from './repeated-message.js';
 import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStoreOptions, type ReadCacheStats } from './cached-memory-store.js';
 import { createRefreshAhead, type RefreshAhead, type RefreshAheadOptions } from './cache/refresh-ahead.js';
 
@@ -98,7 +99,11 @@ export interface IncomingMessage {
   text: string;
   /** Instant of the message, Unix ms (default: the clock). */
   now?: number;
-  /** Turn id (default: generated). */
+  /**
+   * Id of the message, stored as its user turn's id (default: generated). Makes the call
+   * idempotent: a message with an id already stored is refused with `E_CONFLICT` (details: the
+   * stored turn ids and reply) and changes nothing — see ./repeated-message.ts.
+   */
   id?: string;
 }
 
@@ -341,6 +346,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const t0 = performance.now();
     const now = message.now ?? clock.now();
     const store = userAt(message.userId, now);
+    if (message.id !== undefined) await refuseRepeatedMessage(store, message.id);
     const timeZone = await timeZoneOf(message.userId);
 
     // 1. extract
@@ -364,7 +370,9 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     let applied: AppliedChange[] = [];
     if (changesMemory) {
       const update = async (s: UserMemoryStore): Promise<AppliedChange[]> => {
-        await s.addTurns([userTurn]);
+        const { added } = await s.addTurns([userTurn]);
+        // The same id sent twice at once: the other one stored it first (this rolls back).
+        if (!added) throw repeatedMessage(message.userId, userTurnId, null);
         return applyExtraction(s, extraction, userTurnId);
       };
       applied = store.atomically ? await store.atomically(update) : await update(store);
@@ -422,7 +430,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       await storeUnansweredMessage();
       throw new CtxvmError('E_LLM', `the LLM callback returned ${typeof response}, expected a string`);
     }
-    const assistantTurnId = `${userTurnId}:reply`;
+    const assistantTurnId = replyTurnId(userTurnId);
     const assistantTurn: Omit<Turn, 'userId'> = { id: assistantTurnId, role: 'assistant', speaker: null, text: response, atMs: now, sessionId: null };
     clearTimeout(pairWait);
     if (storedAlone) await storedAlone; // (only ever set for a message that changed nothing)
@@ -502,6 +510,9 @@ function checkMessage(message: IncomingMessage): void {
   if (typeof message.text !== 'string') throw new UsageError('processMessage: text must be a string');
   if (message.text.trim() === '') throw new UsageError('processMessage: text is empty', { hint: 'send the user message text' });
   if (message.now !== undefined && !Number.isFinite(message.now)) throw new UsageError('processMessage: now must be Unix ms');
+  if (message.id !== undefined && (typeof message.id !== 'string' || message.id.trim() === '' || message.id.length > MAX_MESSAGE_ID_LENGTH)) {
+    throw new UsageError(`processMessage: id must be a non-empty string of at most ${MAX_MESSAGE_ID_LENGTH} characters`);
+  }
 }
 
 function newTurnId(nowMs: number): string {

@@ -17,6 +17,12 @@ describe('mapError', () => {
     expect(mapError(new HttpError('E_TOO_LARGE', 'big')).status).toBe(413);
   });
 
+  it('carries the details of an error that has them', () => {
+    const details = { id: 'm1', turnIds: { user: 'm1', assistant: 'm1:reply' }, response: 'noted' };
+    expect(mapError(new CtxvmError('E_CONFLICT', 'already received', { details })).body).toEqual({ error: { code: 'E_CONFLICT', message: 'already received', details } });
+    expect(mapError(new CtxvmError('E_CONFLICT', 'taken')).body.error).not.toHaveProperty('details');
+  });
+
   it('never leaks the message of an unknown error', () => {
     const m = mapError(new Error('SQLITE_CORRUPT at /secret/path'));
     expect(m).toEqual({ status: 500, body: { error: { code: 'E_INTERNAL', message: 'internal server error' } }, serverFault: true });

@@ -2,7 +2,7 @@
  * The ONE place where errors become HTTP responses (and MCP tool errors): every error the
  * library throws is a `CtxvmError` with a stable code; the server adds a few codes of its own
  * (authentication, authorisation, body size, unknown route). The body is always
- * `{ error: { code, message, hint? } }`.
+ * `{ error: { code, message, hint?, details? } }`.
  */
 import { CtxvmError, type ErrorCode } from '../errors.js';
 
@@ -46,7 +46,7 @@ export const STATUS_OF: Readonly<Record<ApiErrorCode, number>> = {
 
 /** The JSON body of an error response. */
 export interface ApiErrorBody {
-  error: { code: ApiErrorCode; message: string; hint?: string };
+  error: { code: ApiErrorCode; message: string; hint?: string; details?: Record<string, unknown> };
 }
 
 /** An error mapped for the wire: status, body, and whether it is the server's fault (5xx). */
@@ -64,7 +64,7 @@ export function mapError(error: unknown): MappedError {
   }
   if (CtxvmError.is(error)) {
     const status = STATUS_OF[error.code] ?? 500;
-    const body: ApiErrorBody = { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
+    const body: ApiErrorBody = { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) } };
     return { status, body, serverFault: status >= 500 };
   }
   return { status: 500, body: { error: { code: 'E_INTERNAL', message: 'internal server error' } }, serverFault: true };

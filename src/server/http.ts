@@ -201,13 +201,14 @@ async function authorise(c: Ctx, def: RouteDef, services: ServerServices): Promi
   return principal;
 }
 
-/** Parses path, query and body with the route's schemas and calls its handler. */
+/** Parses path, query, headers and body with the route's schemas and calls its handler. */
 async function run(c: Ctx, def: RouteDef): Promise<HandlerReply> {
   const log = c.get('log');
   const t0 = performance.now();
   const params = def.params ? parseInput(def.params, c.req.param(), 'path') : undefined;
   if (params && typeof (params as { user?: unknown }).user === 'string') log.user = (params as { user: string }).user;
   const query = def.query ? parseInput(def.query, c.req.query(), 'query') : undefined;
+  const headers = def.headers ? parseInput(def.headers, c.req.header(), 'header') : undefined;
   let body: unknown;
   if (def.body) {
     const raw = await c.req.text();
@@ -225,6 +226,7 @@ async function run(c: Ctx, def: RouteDef): Promise<HandlerReply> {
     params,
     query,
     body,
+    headers,
     principal: c.get('principal'),
     stage: (name, ms) => void (log.stages[name] = ms),
     note: (fields) => Object.assign(log, fields),

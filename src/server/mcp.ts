@@ -42,7 +42,8 @@ async function tool(run: () => Promise<{ text: string; data?: Record<string, unk
   } catch (error) {
     const { body } = mapError(error);
     const e = body.error;
-    return { content: [{ type: 'text', text: `${e.code}: ${e.message}${e.hint ? `\nfix: ${e.hint}` : ''}` }], isError: true };
+    const details = e.details ? `\ndetails: ${JSON.stringify(e.details)}` : '';
+    return { content: [{ type: 'text', text: `${e.code}: ${e.message}${e.hint ? `\nfix: ${e.hint}` : ''}${details}` }], isError: true };
   }
 }
 
@@ -79,11 +80,15 @@ export function createCtxvmMcpServer(services: ServerServices, options: McpOptio
     {
       title: 'Remember a message',
       description: "Process a message from the user into memory (tasks, decisions, facts, preferences; e.g. \"remind me to send the report by Friday\", \"我决定用 PostgreSQL\") and return the assistant's acknowledgement and what changed.",
-      inputSchema: z.object({ text: z.string().min(1).describe('the user message, verbatim'), now: Instant.optional() }),
+      inputSchema: z.object({
+        text: z.string().min(1).describe('the user message, verbatim'),
+        now: Instant.optional(),
+        id: z.string().trim().min(1).max(256).optional().describe('message id, unique per user: a repeat of an id already remembered is refused and changes nothing (safe retries)'),
+      }),
     },
-    async ({ text, now }) =>
+    async ({ text, now, id }) =>
       tool(async () => {
-        const r = await ops.processMessage(user(), { text, ...(now !== undefined ? { now } : {}) });
+        const r = await ops.processMessage(user(), { text, ...(now !== undefined ? { now } : {}), ...(id !== undefined ? { id } : {}) });
         const changes = r.applied.map((a) => `${a.action} ${a.kind} ${a.id}: ${a.text}`);
         return { text: [r.response, ...(changes.length ? ['', 'memory changes:', ...changes] : [])].join('\n'), data: messageJson(r) };
       }),

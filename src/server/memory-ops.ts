@@ -35,7 +35,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 /** The memory operations of one server. */
 export interface MemoryOps {
   /** processMessage: stores the message, applies what it says, rebuilds, replies. */
-  processMessage(userId: string, body: z.infer<typeof MessageBody>): Promise<ProcessResult>;
+  processMessage(userId: string, body: z.infer<typeof MessageBody> & { id?: string }): Promise<ProcessResult>;
   /** Rebuild only; stores nothing. */
   context(userId: string, body: z.infer<typeof ContextBody>): Promise<RebuiltContext>;
   listTasks(userId: string, status?: readonly TaskStatus[]): Promise<TaskJson[]>;
@@ -68,7 +68,7 @@ export function createMemoryOps(manager: MemoryManager, llm?: LlmCallback): Memo
 
   return {
     processMessage(userId, body) {
-      return manager.processMessage({ userId, text: body.text, ...(body.now !== undefined ? { now: instantMs(body.now) } : {}) }, llm);
+      return manager.processMessage({ userId, text: body.text, ...(body.now !== undefined ? { now: instantMs(body.now) } : {}), ...(body.id !== undefined ? { id: body.id } : {}) }, llm);
     },
 
     context(userId, body) {

@@ -21,14 +21,19 @@ function outputSchema(schema: z.ZodType): JsonObject {
   return out;
 }
 
-/** Path or query parameters from an object schema, one entry per property. */
-function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): JsonObject[] {
+/** `idempotency-key` → `Idempotency-Key`. */
+function headerName(lower: string): string {
+  return lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+}
+
+/** Path, query or header parameters from an object schema, one entry per property. */
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query' | 'header'): JsonObject[] {
   if (!schema) return [];
   const s = jsonSchema(schema) as { properties?: Record<string, JsonObject>; required?: string[] };
   return Object.entries(s.properties ?? {}).map(([name, prop]) => {
     const { description, ...rest } = prop;
     return {
-      name,
+      name: where === 'header' ? headerName(name) : name,
       in: where,
       required: where === 'path' || (s.required ?? []).includes(name),
       ...(typeof description === 'string' ? { description } : {}),
@@ -60,6 +65,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
     const errors = Object.fromEntries(
       Object.entries(ERROR_STATUSES)
         .filter(([status]) => (r.access !== 'public' || !['401', '403'].includes(status)) && (r.access !== 'any' || status !== '403') && (r.body || status !== '413'))
+        .concat(Object.entries(r.errors ?? {}))
+        .sort(([a], [b]) => a.localeCompare(b))
         .map(([status, description]) => [status, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
     );
     const success = String(r.response.status ?? 200);
@@ -70,7 +77,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       tags: [r.tag],
       security: r.access === 'public' ? [] : [{ bearerAuth: [] }],
       ...(r.access === 'admin' ? { 'x-ctxvm-access': 'admin' } : r.access === 'user' ? { 'x-ctxvm-access': 'user (own user) or admin' } : {}),
-      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query'), ...parameters(r.headers, 'header')],
       ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } } } : {}),
       responses: {
         [success]: { description: r.response.description, content: { [contentType]: { schema: r.response.schema ? outputSchema(r.response.schema) : { type: 'string' } } } },

@@ -12,10 +12,12 @@ import type { ApiPrincipal } from './api-keys.js';
 export type Access = 'public' | 'any' | 'user' | 'admin';
 
 /** What a handler receives. */
-export interface HandlerInput<P, Q, B> {
+export interface HandlerInput<P, Q, B, H = unknown> {
   params: P;
   query: Q;
   body: B;
+  /** The request headers the route declares (names in lower case), parsed. */
+  headers: H;
   /** The verified key (undefined on public routes). */
   principal: ApiPrincipal | undefined;
   /** Adds a stage timing (ms) to the request's log line. */
@@ -32,7 +34,7 @@ export type HandlerReply =
   | { response: Response };
 
 /** A route of the API. */
-export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, H extends z.ZodType = z.ZodType> {
   method: 'get' | 'post' | 'patch';
   /** OpenAPI path template, e.g. `/v1/users/{user}/tasks/{id}`. */
   path: string;
@@ -43,12 +45,18 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   params?: P;
   query?: Q;
   body?: B;
+  /** Request headers the route reads: an object schema keyed by lower-case header name (other headers are ignored). */
+  headers?: H;
   response: { description: string; schema?: z.ZodType; contentType?: string; /** Success status (default 200). */ status?: number };
-  handler(input: HandlerInput<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<HandlerReply>;
+  /** Error statuses only this route answers with, and when (documented in the OpenAPI document). */
+  errors?: Record<string, string>;
+  handler(input: HandlerInput<z.infer<P>, z.infer<Q>, z.infer<B>, z.infer<H>>): Promise<HandlerReply>;
 }
 
 /** Identity helper that infers the handler's input types from the schemas. */
-export function defineRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(def: RouteDef<P, Q, B>): RouteDef {
+export function defineRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined, H extends z.ZodType = z.ZodUndefined>(
+  def: RouteDef<P, Q, B, H>,
+): RouteDef {
   return def as unknown as RouteDef;
 }
 
@@ -58,7 +66,7 @@ export function honoPath(template: string): string {
 }
 
 /** Parses `value` with `schema`; a failure is a UsageError naming the field (`body.text: …`). */
-export function parseInput<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'path'): z.infer<T> {
+export function parseInput<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'path' | 'header'): z.infer<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const detail = result.error.issues

@@ -16,6 +16,7 @@ import {
   MemoryStateResponse,
   MemoryView,
   MessageBody,
+  MessageHeaders,
   MessageResponse,
   TaskParams,
   TaskPatchBody,
@@ -74,9 +75,12 @@ export function memoryRoutes({ ops, metrics, logContent, listUsers }: MemoryRout
       access: 'user',
       params: UserParams,
       body: MessageBody,
+      headers: MessageHeaders,
       response: { description: 'the reply, what was extracted and changed, and per-stage timings', schema: MessageResponse },
-      async handler({ params, body, stage, note }) {
-        const result = await ops.processMessage(params.user, body);
+      errors: { '409': 'a message with this Idempotency-Key was already received (E_CONFLICT): error.details has its turnIds and response (null while it is being answered)' },
+      async handler({ params, body, headers, stage, note }) {
+        const id = headers['idempotency-key'];
+        const result = await ops.processMessage(params.user, { ...body, ...(id !== undefined ? { id } : {}) });
         const ms = result.metrics.latencyMs;
         stage('extract', ms.extract);
         stage('update', ms.update);

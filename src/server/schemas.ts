@@ -33,6 +33,18 @@ export const MessageBody = z
   })
   .strict();
 
+export const MessageHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .trim()
+    .min(1, 'Idempotency-Key must not be empty')
+    .max(256)
+    .optional()
+    .describe(
+      "the message's id, unique per user (stored as its turn id): a retry with the same key is answered 409 E_CONFLICT — with the first request's turn ids and reply in error.details — and changes nothing",
+    ),
+});
+
 export const ContextBody = z
   .object({
     query: z.string().trim().min(1, 'query must not be empty').max(100_000).describe('the question or message to build the context for'),
@@ -127,7 +139,12 @@ export const TrimBody = z
 // ---- responses (documentation; handlers build these shapes) ----------------------------------
 
 export const ErrorResponse = z.object({
-  error: z.object({ code: z.string().describe('stable code, e.g. E_USAGE, E_NOT_FOUND, E_UNAUTHORIZED'), message: z.string(), hint: z.string().optional() }),
+  error: z.object({
+    code: z.string().describe('stable code, e.g. E_USAGE, E_NOT_FOUND, E_UNAUTHORIZED'),
+    message: z.string(),
+    hint: z.string().optional(),
+    details: z.record(z.string(), z.unknown()).optional().describe('facts about the failure, by code (E_CONFLICT of a repeated message id: turnIds and the stored response)'),
+  }),
 });
 
 export const TaskView = z.object({

@@ -164,6 +164,23 @@ describe('memory routes', () => {
     expect(ms.status).toBe(200);
   });
 
+  it('POST /messages with an Idempotency-Key: a retry is answered 409 with the first reply and stores nothing', async () => {
+    const send = (key: string) =>
+      api.call('POST', '/v1/users/retrying/messages', { key: keys.admin, body: { text: 'remind me to pay rent on friday', now: NOW }, headers: { 'idempotency-key': key } });
+    const first = await send('req-7f3a');
+    expect(first.status).toBe(200);
+    expect(first.json().turnIds).toEqual({ user: 'req-7f3a', assistant: 'req-7f3a:reply' });
+    const retry = await send('req-7f3a');
+    expect(retry.status).toBe(409);
+    expect(retry.json().error).toMatchObject({ code: 'E_CONFLICT', details: { id: 'req-7f3a', turnIds: { user: 'req-7f3a', assistant: 'req-7f3a:reply' }, response: first.json().response } });
+    expect((await api.call('GET', '/v1/users/retrying/tasks', { key: keys.admin })).json().tasks).toHaveLength(1);
+    expect((await send('req-7f3b')).status).toBe(200); // a new key is a new message
+    expect((await api.call('GET', '/v1/users/retrying/tasks', { key: keys.admin })).json().tasks).toHaveLength(2);
+    const blank = await send('   ');
+    expect(blank.status).toBe(400);
+    expect(blank.json().error.message).toContain('header.idempotency-key');
+  });
+
   it('GET /tasks lists it, filtered by status', async () => {
     const r = await api.call('GET', '/v1/users/alice/tasks', { key: keys.alice });
     expect(r.status).toBe(200);
@@ -349,8 +366,12 @@ describe('system routes', () => {
     }
     const message = doc.paths['/v1/users/{user}/messages'].post;
     expect(message.requestBody.content['application/json'].schema).toMatchObject({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } });
-    expect(message.parameters).toEqual([expect.objectContaining({ name: 'user', in: 'path', required: true })]);
-    expect(Object.keys(message.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '413']));
+    expect(message.parameters).toEqual([
+      expect.objectContaining({ name: 'user', in: 'path', required: true }),
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+    ]);
+    expect(Object.keys(message.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '409', '413']));
+    expect(Object.keys(doc.paths['/v1/users/{user}/context'].post.responses)).not.toContain('409');
     expect(doc.paths['/v1/users/{user}/tasks'].get.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'status', in: 'query', required: false })]));
     expect(doc.paths['/healthz'].get.security).toEqual([]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });

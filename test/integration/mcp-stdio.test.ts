@@ -85,10 +85,15 @@ describe('ctxvm mcp over stdio', () => {
 
   it('memory_remember, tasks_list, task_update, memory_context', async () => {
     const now = '2026-03-10T09:00:00Z';
-    const remembered = await call('memory_remember', { text: 'Remind me to renew the TLS certificates by Friday', now });
+    const remembered = await call('memory_remember', { text: 'Remind me to renew the TLS certificates by Friday', now, id: 'tls-1' });
     expect(remembered.isError, text(remembered)).toBeFalsy();
     expect(remembered.structuredContent).toMatchObject({ intent: 'create_task', applied: [expect.objectContaining({ kind: 'task', action: 'created' })] });
     expect(text(remembered)).toMatch(/TLS certificates/);
+    // the same id again (an agent retrying): refused with the first reply, nothing stored twice
+    const repeated = await call('memory_remember', { text: 'Remind me to renew the TLS certificates by Friday', now, id: 'tls-1' });
+    expect(repeated.isError).toBe(true);
+    expect(text(repeated)).toMatch(/^E_CONFLICT: .*already received/);
+    expect(text(repeated)).toContain(JSON.stringify(remembered.structuredContent!.response));
     await call('memory_remember', { text: 'We decided to rotate certificates with cert-manager', now });
 
     const listed = await call('tasks_list', {});

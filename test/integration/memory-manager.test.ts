@@ -155,6 +155,42 @@ describe('the rebuild answering a message', () => {
   });
 });
 
+describe('a message sent with an id (idempotent retries)', () => {
+  it('is stored under the id; a repeat is refused with the stored reply and changes nothing', async () => {
+    const u = 'jack';
+    const first = await manager.processMessage({ userId: u, text: 'remind me to pay rent on friday', now: at(9), id: 'msg-1' });
+    expect(first.turnIds).toEqual({ user: 'msg-1', assistant: 'msg-1:reply' });
+    expect(first.applied).toHaveLength(1);
+    const repeat = await manager.processMessage({ userId: u, text: 'remind me to pay rent on friday', now: at(9, 1), id: 'msg-1' }).catch((e: unknown) => e);
+    expect(CtxvmError.is(repeat) && repeat.code).toBe('E_CONFLICT');
+    expect((repeat as CtxvmError).details).toEqual({ id: 'msg-1', turnIds: { user: 'msg-1', assistant: 'msg-1:reply' }, response: first.response });
+    const s = manager.user(u);
+    expect(await s.listTasks()).toHaveLength(1);
+    expect(await s.countTurns()).toBe(2);
+    // another user may use the same id
+    await expect(manager.processMessage({ userId: 'kate', text: 'remind me to pay rent on friday', now: at(9), id: 'msg-1' })).resolves.toMatchObject({ turnIds: { user: 'msg-1' } });
+  });
+
+  it('is applied once when the same id arrives twice at once', async () => {
+    const u = 'liam';
+    const send = () => manager.processMessage({ userId: u, text: 'remind me to call the bank tomorrow at 10am', now: at(9), id: 'same' }).then(
+      (r) => ({ ok: true as const, r }),
+      (e: unknown) => ({ ok: false as const, e }),
+    );
+    const results = await Promise.all([send(), send(), send()]);
+    expect(results.filter((x) => x.ok)).toHaveLength(1);
+    for (const x of results) if (!x.ok) expect(CtxvmError.is(x.e) && x.e.code).toBe('E_CONFLICT');
+    expect(await manager.user(u).listTasks()).toHaveLength(1);
+    expect(await manager.user(u).countTurns()).toBe(2);
+  });
+
+  it('rejects an empty or overlong id', async () => {
+    await expect(manager.processMessage({ userId: 'mia', text: 'hi', id: ' ' })).rejects.toMatchObject({ code: 'E_USAGE' });
+    await expect(manager.processMessage({ userId: 'mia', text: 'hi', id: 'x'.repeat(257) })).rejects.toMatchObject({ code: 'E_USAGE' });
+    expect(await manager.user('mia').countTurns()).toBe(0);
+  });
+});
+
 describe('failures and bad input', () => {
   it('keeps the message and the extracted task when the LLM fails', async () => {
     const failing = async () => {
