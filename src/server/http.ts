@@ -2,9 +2,10 @@
  * The HTTP API as a Hono app (no listening here: serve.ts does that). Every request goes through
  * the same chain — route → auth → body limit → validation (zod) → handler — and every error
  * becomes `{ error: { code, message } }` in `onError` (errors.ts holds the mapping). One log line
- * and one metrics observation per request, with per-stage timings. The web console's static
+ * and one metrics observation per request, with per-stage timings and the request id (`X-Request-Id`). The web console's static
  * files are served under `/console/` without a key (console-static.ts); `/` redirects there.
  */
+import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
@@ -97,18 +98,24 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
 
   const app = new Hono<{ Variables: Vars }>();
 
-  // Outermost: timing, the log line and metrics of every request, matched or not.
+  // Outermost: timing, the request id, the log line and metrics of every request, matched or not.
   app.use('*', async (c, next) => {
     const t0 = performance.now();
+    const requestId = requestIdOf(c.req.header('x-request-id'));
     c.set('route', 'unmatched');
     c.set('log', { stages: {} });
     await next();
+    try {
+      c.res.headers.set('x-request-id', requestId);
+    } catch {
+      // a response with immutable headers (none of ours): it goes without the id
+    }
     const durationMs = performance.now() - t0;
     const route = c.get('route');
     metrics.observeRequest(route, c.req.method, c.res.status, durationMs);
     if (options.logger) {
       const errorCode = c.res.status >= 400 ? c.res.headers.get('x-ctxvm-error') ?? undefined : undefined;
-      logRequest(options.logger, { method: c.req.method, route, status: c.res.status, durationMs, ...c.get('log'), ...(errorCode ? { errorCode } : {}) }, c.error);
+      logRequest(options.logger, { method: c.req.method, route, status: c.res.status, durationMs, requestId, ...c.get('log'), ...(errorCode ? { errorCode } : {}) }, c.error);
     }
   });
 
@@ -160,6 +167,19 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
   });
 
   return { app, routes, metrics };
+}
+
+/** Longest client request id kept, characters. */
+const MAX_REQUEST_ID = 128;
+
+/**
+ * The id of a request: the client's `X-Request-Id` when it is a plain token (letters, digits,
+ * `._:-`, at most 128), so a caller can follow its own id into the log; else a new random one.
+ * It is echoed in the response's `X-Request-Id` and written on the log line.
+ */
+export function requestIdOf(header: string | undefined): string {
+  if (header !== undefined && header.length > 0 && header.length <= MAX_REQUEST_ID && /^[A-Za-z0-9._:-]+$/.test(header)) return header;
+  return randomUUID();
 }
 
 /**

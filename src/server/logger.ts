@@ -35,6 +35,8 @@ export interface RequestLogEntry {
   route: string;
   status: number;
   durationMs: number;
+  /** The request's id, also in the response's `X-Request-Id` (the client's own when it sent a valid one). */
+  requestId?: string;
   /** Per-stage wall time in ms: auth, validate, handler, and the engine's own stages. */
   stages: Record<string, number>;
   /** Id of the API key used (not the key). */

@@ -395,6 +395,30 @@ describe('request log', () => {
     expect(denied).toMatchObject({ errorCode: 'E_UNAUTHORIZED' });
   });
 
+  it('gives every request an id, in the X-Request-Id response header and on its log line; a client id is kept if plain', async () => {
+    const lineOf = async (headers: Record<string, string>, path = '/v1/users/alice/tasks') => {
+      const before = log.lines.length;
+      const r = await api.call('GET', path, { key: keys.alice, headers });
+      const line = log.lines.slice(before).find((l) => l.route !== undefined)!;
+      return { id: r.headers.get('x-request-id'), line };
+    };
+    const generated = await lineOf({});
+    expect(generated.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(generated.line.requestId).toBe(generated.id);
+    const other = await lineOf({});
+    expect(other.id).not.toBe(generated.id);
+    const own = await lineOf({ 'x-request-id': 'client-42.retry:1' });
+    expect(own).toMatchObject({ id: 'client-42.retry:1', line: { requestId: 'client-42.retry:1' } });
+    // anything else is replaced: nothing a client sends is written to the log unchecked
+    for (const bad of ['has space', 'x'.repeat(129), 'semi;colon', '{"json":1}']) {
+      const r = await lineOf({ 'x-request-id': bad });
+      expect(r.id, bad).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    // errors carry it too
+    const failed = await lineOf({ 'x-request-id': 'req-err' }, '/v1/users/bob/tasks');
+    expect(failed).toMatchObject({ id: 'req-err', line: { status: 403, requestId: 'req-err' } });
+  });
+
   it('logs content only when asked', async () => {
     const loud = captureLog();
     const other = await startApi(env.services, { logger: loud.logger, logContent: true });
