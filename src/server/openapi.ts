@@ -51,6 +51,9 @@ const ERROR_STATUSES: Record<string, string> = {
   '500': 'the operation failed (E_IO, E_INTEGRITY, E_INTERNAL)',
 };
 
+/** Every response carries the request's id (http.ts, `requestIdOf`). */
+const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+
 /** Options of `buildOpenApiDocument`. */
 export interface OpenApiOptions {
   version: string;
@@ -67,7 +70,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
         .filter(([status]) => (r.access !== 'public' || !['401', '403'].includes(status)) && (r.access !== 'any' || status !== '403') && (r.body || status !== '413'))
         .concat(Object.entries(r.errors ?? {}))
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([status, description]) => [status, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+        .map(([status, description]) => [status, { description, headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
     );
     const success = String(r.response.status ?? 200);
     const contentType = r.response.contentType ?? 'application/json';
@@ -80,7 +83,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query'), ...parameters(r.headers, 'header')],
       ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } } } : {}),
       responses: {
-        [success]: { description: r.response.description, content: { [contentType]: { schema: r.response.schema ? outputSchema(r.response.schema) : { type: 'string' } } } },
+        [success]: { description: r.response.description, headers: REQUEST_ID_HEADER, content: { [contentType]: { schema: r.response.schema ? outputSchema(r.response.schema) : { type: 'string' } } } },
         ...errors,
       },
     };
@@ -95,6 +98,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'an API key from `ctxvm keys create --user U` or `--admin`' } },
       schemas: { Error: outputSchema(ErrorResponse) },
+      headers: {
+        RequestId: {
+          description: "the request's id, also on its log line (requestId): the client's own X-Request-Id when it is a plain token (letters, digits, ._:-, at most 128 characters), else a new UUID",
+          schema: { type: 'string' },
+        },
+      },
     },
     paths,
   };

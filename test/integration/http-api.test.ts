@@ -375,6 +375,9 @@ describe('system routes', () => {
     expect(doc.paths['/v1/users/{user}/tasks'].get.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'status', in: 'query', required: false })]));
     expect(doc.paths['/healthz'].get.security).toEqual([]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(message.responses['200'].headers['X-Request-Id']).toEqual({ $ref: '#/components/headers/RequestId' });
+    expect(message.responses['409'].headers['X-Request-Id']).toEqual({ $ref: '#/components/headers/RequestId' });
+    expect(doc.components.headers.RequestId.schema).toEqual({ type: 'string' });
   });
 });
 
