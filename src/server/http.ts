@@ -6,6 +6,7 @@
  * files are served under `/console/` without a key (console-static.ts); `/` redirects there.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
@@ -101,14 +102,21 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
   // Outermost: timing, the request id, the log line and metrics of every request, matched or not.
   app.use('*', async (c, next) => {
     const t0 = performance.now();
-    const requestId = requestIdOf(c.req.header('x-request-id'));
+    // Read and written on Node's own request and response when served by @hono/node-server: the
+    // fetch Headers objects otherwise built for them cost a few µs a request (~5% of a /healthz).
+    const node = c.env as Partial<NodeBindings> | undefined;
+    const sent = node?.incoming ? node.incoming.headers['x-request-id'] : c.req.header('x-request-id');
+    const requestId = requestIdOf(typeof sent === 'string' ? sent : undefined);
+    if (node?.outgoing) node.outgoing.setHeader('x-request-id', requestId);
     c.set('route', 'unmatched');
     c.set('log', { stages: {} });
     await next();
-    try {
-      c.res.headers.set('x-request-id', requestId);
-    } catch {
-      // a response with immutable headers (none of ours): it goes without the id
+    if (!node?.outgoing) {
+      try {
+        c.res.headers.set('x-request-id', requestId);
+      } catch {
+        // a response with immutable headers: it goes without the id
+      }
     }
     const durationMs = performance.now() - t0;
     const route = c.get('route');
@@ -167,6 +175,12 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
   });
 
   return { app, routes, metrics };
+}
+
+/** What @hono/node-server passes a handler as `c.env`: Node's request and response. */
+interface NodeBindings {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
 }
 
 /** Longest client request id kept, characters. */

@@ -420,6 +420,10 @@ describe('request log', () => {
     // errors carry it too
     const failed = await lineOf({ 'x-request-id': 'req-err' }, '/v1/users/bob/tasks');
     expect(failed).toMatchObject({ id: 'req-err', line: { status: 403, requestId: 'req-err' } });
+    // the app also answers without Node's server (fetch API alone, e.g. in another runtime)
+    const direct = await api.http.app.request('/healthz', { headers: { 'x-request-id': 'direct-1' } });
+    expect(direct.headers.get('x-request-id')).toBe('direct-1');
+    expect((await api.http.app.request('/healthz')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('logs content only when asked', async () => {
