@@ -17,7 +17,7 @@ import type { Extraction, ExtractOptions, RecentEntity } from './extraction.js';
 import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Turn } from './model.js';
 import { createRecentEntities, type RecentEntities } from './recent-entities.js';
-import { MAX_MESSAGE_ID_LENGTH, refuseRepeatedMessage, repeatedMessage, replyTurnId } from './repeated-message.js';
+import { checkRetry, MAX_MESSAGE_ID_LENGTH, repeatedMessage, replyTurnId, storedMessage } from './repeated-message.js';
 import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStoreOptions, type ReadCacheStats } from './cached-memory-store.js';
 import { createRefreshAhead, type RefreshAhead, type RefreshAheadOptions } from './cache/refresh-ahead.js';
 
@@ -133,6 +133,11 @@ export interface ProcessResult {
   clarification: boolean;
   /** Ids of the stored user and assistant turns. */
   turnIds: { user: string; assistant: string };
+  /**
+   * True when an earlier call with the message's id stored it but got no reply (the LLM failed):
+   * this call answered it and applied nothing (`applied` is empty; the earlier call applied it).
+   */
+  resumed: boolean;
   metrics: ProcessMetrics;
 }
 
@@ -344,9 +349,13 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   async function processMessage(message: IncomingMessage, llm: LlmCallback = createOfflineResponder()): Promise<ProcessResult> {
     checkMessage(message);
     const t0 = performance.now();
-    const now = message.now ?? clock.now();
+    // A message id already stored: refused when it was answered, else answered now, as of when it
+    // was said, without being applied to memory again (see ./repeated-message.ts).
+    const prior = message.id !== undefined ? await storedMessage(user(message.userId), message.id) : undefined;
+    if (prior) checkRetry(message.userId, message.text, prior);
+    const resumed = prior !== undefined;
+    const now = prior ? prior.message.atMs : (message.now ?? clock.now());
     const store = userAt(message.userId, now);
-    if (message.id !== undefined) await refuseRepeatedMessage(store, message.id);
     const timeZone = await timeZoneOf(message.userId);
 
     // 1. extract
@@ -366,7 +375,9 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const userTurn: Omit<Turn, 'userId'> = { id: userTurnId, role: 'user', speaker: null, text: message.text, atMs: now, sessionId: null };
     const unresolved = CHANGE_INTENTS.has(extraction.intent) && !extraction.target;
     const clarify = WRITE_INTENTS.has(extraction.intent) && (unresolved || extraction.confidence < clarifyBelow || extraction.clarification !== undefined);
-    const changesMemory = !clarify && WRITE_INTENTS.has(extraction.intent);
+    const changesMemory = !resumed && !clarify && WRITE_INTENTS.has(extraction.intent);
+    // Stored before the reply: with its change, or by an earlier call with its id.
+    const storedFirst = changesMemory || resumed;
     let applied: AppliedChange[] = [];
     if (changesMemory) {
       const update = async (s: UserMemoryStore): Promise<AppliedChange[]> => {
@@ -387,12 +398,12 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     let storedAlone: Promise<unknown> | undefined;
     const storeAlone = () => (storedAlone ??= store.addTurns([userTurn]));
     // (The timer's write has no caller yet: its failure is reported where it is awaited, below.)
-    const pairWait = changesMemory ? undefined : setTimeout(() => storeAlone().catch(() => undefined), PAIR_WAIT_MS);
+    const pairWait = storedFirst ? undefined : setTimeout(() => storeAlone().catch(() => undefined), PAIR_WAIT_MS);
     pairWait?.unref();
     /** Stores the message if it is not stored yet, before a failure is reported. */
     const storeUnansweredMessage = async () => {
       clearTimeout(pairWait);
-      if (!changesMemory) await storeAlone();
+      if (!storedFirst) await storeAlone();
     };
     let context: RebuiltContext;
     try {
@@ -434,9 +445,16 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const assistantTurn: Omit<Turn, 'userId'> = { id: assistantTurnId, role: 'assistant', speaker: null, text: response, atMs: now, sessionId: null };
     clearTimeout(pairWait);
     if (storedAlone) await storedAlone; // (only ever set for a message that changed nothing)
-    await store.addTurns(changesMemory || storedAlone ? [assistantTurn] : [userTurn, assistantTurn]);
-    if (options.archive) await options.archive.append(message.userId, [userTurn, assistantTurn].map((t) => ({ ...t, userId: message.userId })));
-    const fullHistoryTokens = await addHistoryTokens(message.userId, store, [message.text, response]);
+    const { added } = await store.addTurns(storedFirst || storedAlone ? [assistantTurn] : [userTurn, assistantTurn]);
+    const answeredHere = added > 0;
+    if (!answeredHere) {
+      // Another call with this id stored its reply first: that one is the answer.
+      const stored = message.id !== undefined ? await storedMessage(store, message.id) : undefined;
+      if (stored?.reply) response = stored.reply.text;
+    }
+    // (the call that stores the reply archives the pair: an earlier call with the id did not get that far)
+    if (options.archive && answeredHere) await options.archive.append(message.userId, [userTurn, assistantTurn].map((t) => ({ ...t, userId: message.userId })));
+    const fullHistoryTokens = await addHistoryTokens(message.userId, store, answeredHere ? [message.text, response] : []);
     const t4 = performance.now();
     const stats = options.hot?.stats();
     return {
@@ -446,6 +464,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       applied,
       clarification: clarify,
       turnIds: { user: userTurnId, assistant: assistantTurnId },
+      resumed,
       metrics: {
         latencyMs: { extract: t1 - t0, update: t2 - t1, rebuild: t3 - t2, respond: t4 - t3, total: t4 - t0 },
         contextTokens: context.tokens,

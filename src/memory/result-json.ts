@@ -9,6 +9,7 @@ export function processResultJson(r: ProcessResult) {
     clarification: r.clarification,
     applied: r.applied,
     turnIds: r.turnIds,
+    resumed: r.resumed,
     context: {
       tokens: r.context.tokens,
       budgetTokens: r.context.budgetTokens,

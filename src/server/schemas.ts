@@ -167,6 +167,9 @@ export const MessageResponse = z.object({
   clarification: z.boolean(),
   applied: z.array(z.object({ action: z.string(), kind: z.string(), id: z.string(), text: z.string() })),
   turnIds: z.object({ user: z.string(), assistant: z.string() }),
+  resumed: z
+    .boolean()
+    .describe('true when a request with this Idempotency-Key stored the message but got no reply (the LLM failed): this one answered it and applied nothing again'),
   context: z.object({ tokens: z.number(), budgetTokens: z.number(), memoryVersion: z.number(), cached: z.boolean() }),
   metrics: z.object({
     latencyMs: z.object({ extract: z.number(), update: z.number(), rebuild: z.number(), respond: z.number(), total: z.number() }),

@@ -169,11 +169,15 @@ describe('memory routes', () => {
       api.call('POST', '/v1/users/retrying/messages', { key: keys.admin, body: { text: 'remind me to pay rent on friday', now: NOW }, headers: { 'idempotency-key': key } });
     const first = await send('req-7f3a');
     expect(first.status).toBe(200);
-    expect(first.json().turnIds).toEqual({ user: 'req-7f3a', assistant: 'req-7f3a:reply' });
+    expect(first.json()).toMatchObject({ turnIds: { user: 'req-7f3a', assistant: 'req-7f3a:reply' }, resumed: false });
     const retry = await send('req-7f3a');
     expect(retry.status).toBe(409);
     expect(retry.json().error).toMatchObject({ code: 'E_CONFLICT', details: { id: 'req-7f3a', turnIds: { user: 'req-7f3a', assistant: 'req-7f3a:reply' }, response: first.json().response } });
     expect((await api.call('GET', '/v1/users/retrying/tasks', { key: keys.admin })).json().tasks).toHaveLength(1);
+    // the key of another message: refused, nothing stored
+    const reused = await api.call('POST', '/v1/users/retrying/messages', { key: keys.admin, body: { text: 'remind me to call mum', now: NOW }, headers: { 'idempotency-key': 'req-7f3a' } });
+    expect(reused.status).toBe(409);
+    expect(reused.json().error.message).toMatch(/different message/);
     expect((await send('req-7f3b')).status).toBe(200); // a new key is a new message
     expect((await api.call('GET', '/v1/users/retrying/tasks', { key: keys.admin })).json().tasks).toHaveLength(2);
     const blank = await send('   ');

@@ -161,6 +161,7 @@ describe('a message sent with an id (idempotent retries)', () => {
     const first = await manager.processMessage({ userId: u, text: 'remind me to pay rent on friday', now: at(9), id: 'msg-1' });
     expect(first.turnIds).toEqual({ user: 'msg-1', assistant: 'msg-1:reply' });
     expect(first.applied).toHaveLength(1);
+    expect(first.resumed).toBe(false);
     const repeat = await manager.processMessage({ userId: u, text: 'remind me to pay rent on friday', now: at(9, 1), id: 'msg-1' }).catch((e: unknown) => e);
     expect(CtxvmError.is(repeat) && repeat.code).toBe('E_CONFLICT');
     expect((repeat as CtxvmError).details).toEqual({ id: 'msg-1', turnIds: { user: 'msg-1', assistant: 'msg-1:reply' }, response: first.response });
@@ -182,6 +183,42 @@ describe('a message sent with an id (idempotent retries)', () => {
     for (const x of results) if (!x.ok) expect(CtxvmError.is(x.e) && x.e.code).toBe('E_CONFLICT');
     expect(await manager.user(u).listTasks()).toHaveLength(1);
     expect(await manager.user(u).countTurns()).toBe(2);
+  });
+
+  it('answers a retry of a message whose reply failed, without applying it again', async () => {
+    const u = 'nora';
+    const failing = async () => {
+      throw new Error('provider down');
+    };
+    const text = 'remind me to book the dentist next tuesday';
+    const failed = await manager.processMessage({ userId: u, text, now: at(9), id: 'm-1' }, failing).catch((e: unknown) => e);
+    expect(CtxvmError.is(failed) && failed.code).toBe('E_LLM'); // its hint: retry the call
+    expect(await manager.user(u).listTasks()).toHaveLength(1);
+    // the retry (later, with the clock moved on) is answered as of the message, and applies nothing
+    const retried = await manager.processMessage({ userId: u, text, now: at(9, 5), id: 'm-1' });
+    expect(retried).toMatchObject({ resumed: true, applied: [], turnIds: { user: 'm-1', assistant: 'm-1:reply' } });
+    expect(retried.response).toMatch(/dentist/i);
+    expect(await manager.user(u).listTasks()).toHaveLength(1);
+    const turns = await manager.user(u).recentTurns(10);
+    expect(turns.map((t) => [t.id, t.atMs])).toEqual([
+      ['m-1', at(9)],
+      ['m-1:reply', at(9)],
+    ]);
+    // answered now: a third try is refused with that reply
+    const third = await manager.processMessage({ userId: u, text, id: 'm-1' }).catch((e: unknown) => e);
+    expect((third as CtxvmError).details).toMatchObject({ response: retried.response });
+    // a message that changed nothing is stored alone when its reply fails, and answered on retry too
+    await manager.processMessage({ userId: u, text: 'how are you?', now: at(10), id: 'm-2' }, failing).catch(() => undefined);
+    expect(await manager.processMessage({ userId: u, text: 'how are you?', now: at(10, 1), id: 'm-2' })).toMatchObject({ resumed: true, applied: [] });
+    expect(await manager.user(u).countTurns()).toBe(4);
+  });
+
+  it('refuses an id used before for a different text', async () => {
+    await manager.processMessage({ userId: 'olga', text: 'remind me to water the plants tonight', now: at(9), id: 'same-id' });
+    const other = await manager.processMessage({ userId: 'olga', text: 'remind me to call mum tonight', now: at(9), id: 'same-id' }).catch((e: unknown) => e);
+    expect(CtxvmError.is(other) && other.code).toBe('E_CONFLICT');
+    expect((other as CtxvmError).message).toMatch(/different message/);
+    expect((await manager.user('olga').listTasks()).map((t) => t.title)).toEqual([expect.stringMatching(/plants/)]);
   });
 
   it('rejects an empty or overlong id', async () => {
