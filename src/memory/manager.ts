@@ -434,7 +434,10 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       await storeUnansweredMessage();
       throw new CtxvmError('E_LLM', `the LLM call failed for user ${JSON.stringify(message.userId)}: ${(cause as Error)?.message ?? String(cause)}`, {
         cause,
-        hint: 'the message and what was extracted from it are stored; retry the call',
+        hint:
+          message.id === undefined
+            ? 'the message and what was extracted from it are stored; retry the call (give the message an id to make retries safe)'
+            : 'the message and what was extracted from it are stored; send it again with the same id to get its reply (it is not applied twice)',
       });
     }
     if (typeof response !== 'string') {

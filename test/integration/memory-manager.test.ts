@@ -192,7 +192,8 @@ describe('a message sent with an id (idempotent retries)', () => {
     };
     const text = 'remind me to book the dentist next tuesday';
     const failed = await manager.processMessage({ userId: u, text, now: at(9), id: 'm-1' }, failing).catch((e: unknown) => e);
-    expect(CtxvmError.is(failed) && failed.code).toBe('E_LLM'); // its hint: retry the call
+    expect(CtxvmError.is(failed) && failed.code).toBe('E_LLM');
+    expect((failed as CtxvmError).hint).toMatch(/same id/);
     expect(await manager.user(u).listTasks()).toHaveLength(1);
     // the retry (later, with the clock moved on) is answered as of the message, and applies nothing
     const retried = await manager.processMessage({ userId: u, text, now: at(9, 5), id: 'm-1' });
