@@ -100,9 +100,10 @@ export interface IncomingMessage {
   /** Instant of the message, Unix ms (default: the clock). */
   now?: number;
   /**
-   * Id of the message, stored as its user turn's id (default: generated). Makes the call
-   * idempotent: a message with an id already stored is refused with `E_CONFLICT` (details: the
-   * stored turn ids and reply) and changes nothing — see ./repeated-message.ts.
+   * Id of the message, unique per user, stored as its user turn's id (default: generated). Makes
+   * retries safe: a message is applied to memory once per id. Sent again once answered, it is
+   * refused with `E_CONFLICT` (details: the stored turn ids and reply); sent again after its
+   * reply failed, it is answered (`ProcessResult.resumed`) — see ./repeated-message.ts.
    */
   id?: string;
 }
