@@ -24,11 +24,16 @@ export function replyTurnId(userTurnId: string): string {
   return `${userTurnId}:reply`;
 }
 
+/** What a refusal of the id says is stored: the turn ids and the reply (null when there is none yet). */
+function storedDetails(id: string, response: string | null): Record<string, unknown> {
+  return { id, turnIds: { user: id, assistant: replyTurnId(id) }, response };
+}
+
 /** The refusal of a message whose id is already stored. */
 export function repeatedMessage(userId: string, id: string, response: string | null): CtxvmError {
   return new CtxvmError('E_CONFLICT', `message ${JSON.stringify(id)} of user ${JSON.stringify(userId)} was already received; it was not processed again`, {
     hint: response === null ? 'another request with this id is being processed right now; send it again in a moment for its reply' : 'the reply to the first request is in details.response',
-    details: { id, turnIds: { user: id, assistant: replyTurnId(id) }, response },
+    details: storedDetails(id, response),
   });
 }
 
@@ -48,7 +53,7 @@ export function checkRetry(userId: string, text: string, stored: { message: Turn
   if (stored.message.text !== text) {
     throw new CtxvmError('E_CONFLICT', `message id ${JSON.stringify(id)} of user ${JSON.stringify(userId)} was already used for a different message`, {
       hint: 'send a new message with a new id; a retry must repeat the text it was first sent with',
-      details: { id, turnIds: { user: id, assistant: replyTurnId(id) }, response: null },
+      details: storedDetails(id, null),
     });
   }
   if (stored.reply) throw repeatedMessage(userId, id, stored.reply.text);

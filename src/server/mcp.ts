@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { mapError } from './errors.js';
 import { createMemoryOps, messageJson, type TaskJson } from './memory-ops.js';
-import { Instant, TASK_PRIORITIES, TASK_STATUSES } from './schemas.js';
+import { Instant, MessageId, TASK_PRIORITIES, TASK_STATUSES } from './schemas.js';
 import type { ServerServices } from './services.js';
 
 /** Options of the MCP server. */
@@ -83,7 +83,7 @@ export function createCtxvmMcpServer(services: ServerServices, options: McpOptio
       inputSchema: z.object({
         text: z.string().min(1).describe('the user message, verbatim'),
         now: Instant.optional(),
-        id: z.string().trim().min(1).max(256).optional().describe('message id, unique per user: a repeat of an id already remembered is refused and changes nothing (safe retries)'),
+        id: MessageId.min(1).optional().describe('message id, unique per user: the message is applied once per id (safe retries); a repeat once answered is refused with the first reply'),
       }),
     },
     async ({ text, now, id }) =>

@@ -3,6 +3,7 @@
  * return (used for the OpenAPI document). One file so the two edges cannot drift apart.
  */
 import { z } from 'zod';
+import { MAX_MESSAGE_ID_LENGTH } from '../memory/repeated-message.js';
 
 /** An instant: ISO-8601 with a zone, or Unix ms. */
 export const Instant = z
@@ -33,15 +34,14 @@ export const MessageBody = z
   })
   .strict();
 
+/** A caller's message id (`IncomingMessage.id`): HTTP `Idempotency-Key`, MCP `memory_remember` `id`. */
+export const MessageId = z.string().trim().max(MAX_MESSAGE_ID_LENGTH);
+
 export const MessageHeaders = z.object({
-  'idempotency-key': z
-    .string()
-    .trim()
-    .min(1, 'Idempotency-Key must not be empty')
-    .max(256)
+  'idempotency-key': MessageId.min(1, 'Idempotency-Key must not be empty')
     .optional()
     .describe(
-      "the message's id, unique per user (stored as its turn id): a retry with the same key is answered 409 E_CONFLICT — with the first request's turn ids and reply in error.details — and changes nothing",
+      "the message's id, unique per user (stored as its turn id); the message is applied once per key: a retry once it is answered gets 409 E_CONFLICT with the first request's turn ids and reply in error.details, a retry after its reply failed is answered (resumed: true)",
     ),
 });
 
