@@ -74,6 +74,40 @@ describe('SQLite driver: group commit of concurrent transactions', () => {
     expect((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t'))!.n).toBe(10);
   });
 
+  it('lets a transaction asked for later in the same event-loop turn (another request read in that poll) join the group', async () => {
+    const path = join(dir, 'g.db');
+    const db = await connect(path);
+    await db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+    const events: string[] = [];
+    const insert = (k: string) =>
+      db
+        .transaction(async (tx) => {
+          await tx.run('INSERT INTO t (k, v) VALUES (?, 1)', [k]);
+          events.push(`${k} ran`);
+        })
+        .then(() => events.push(`${k} settled`));
+    // `b` is asked for by a callback of its own (as a second HTTP request would be), after `a`
+    // was asked for and before the event loop moves on.
+    let b: Promise<unknown> | undefined;
+    setImmediate(() => (b = insert('b')));
+    const a = insert('a');
+    await a;
+    await b;
+    // One group: `a` is acknowledged with `b`'s COMMIT, not before `b` ran.
+    expect(events).toEqual(['a ran', 'b ran', 'a settled', 'b settled']);
+    expect(await committedKeys(path)).toEqual(['a', 'b']);
+  });
+
+  it('lets a read asked for after a transaction that has not started yet read what was committed before it', async () => {
+    const db = await connect();
+    await db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+    const write = db.transaction(async (tx) => void (await tx.run("INSERT INTO t (k, v) VALUES ('a', 1)")));
+    const before = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t');
+    await write;
+    expect(before!.n).toBe(0);
+    expect((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t'))!.n).toBe(1);
+  });
+
   it('commits a group left open for a transaction of a handle that was closed meanwhile', async () => {
     const path = join(dir, 'g.db');
     const a = await connect(path);
