@@ -2,7 +2,7 @@
  * MemoryManager: the DCMMS loop — extract, update, reset, rebuild, respond — over a warm store,
  * an optional hot cache and cold archive, and the user's LLM callback.
  */
-import { randomBytes } from 'node:crypto';
+import { idRandomBytes } from '../core/id-random.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { validateTimeZone, type TimeZone } from '../core/time-zone.js';
 import { CtxvmError, UsageError } from '../errors.js';
@@ -539,7 +539,7 @@ function checkMessage(message: IncomingMessage): void {
 }
 
 function newTurnId(nowMs: number): string {
-  return `t${nowMs.toString(36)}${randomBytes(4).toString('hex')}`;
+  return `t${nowMs.toString(36)}${idRandomBytes(4).toString('hex')}`;
 }
 
 function toRecent(change: AppliedChange): RecentEntity {

@@ -28,7 +28,7 @@
  * cache's error counter shows) is retried before the next read of that user, and until it lands
  * that user's reads bypass the cache — so values cached before an outage are not served after it.
  */
-import { randomBytes } from 'node:crypto';
+import { idRandomBytes } from '../../core/id-random.js';
 import type { CacheNamespace, HotCache, HotCacheLogger } from '../../store/hot-cache.js';
 
 /** How cached values are checked for freshness (see the module comment). */
@@ -101,7 +101,7 @@ interface Request {
   reject(error: unknown): void;
 }
 
-const newToken = () => randomBytes(9).toString('base64url');
+const newToken = () => idRandomBytes(9).toString('base64url');
 const isEntry = (v: unknown): v is Entry => typeof v === 'object' && v !== null && typeof (v as Entry).g === 'string' && 'd' in v;
 const fromEntry = (d: unknown) => (d === null ? undefined : d);
 

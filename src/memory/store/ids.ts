@@ -3,7 +3,7 @@
  * bits, Crockford base 32), so ids are unique across users and processes, sort roughly by
  * creation time, and say what they name in logs ("task_01J…").
  */
-import { randomBytes } from 'node:crypto';
+import { idRandomBytes } from '../../core/id-random.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -19,7 +19,7 @@ export function newRecordId(kind: keyof typeof ID_PREFIX, atMs: number): string 
     time = Math.floor(time / 32);
   }
   // 80 random bits: 16 characters of 5 bits each, taken from 10 random bytes.
-  const bytes = randomBytes(10);
+  const bytes = idRandomBytes(10);
   let bits = 0n;
   for (const b of bytes) bits = (bits << 8n) | BigInt(b);
   let tail = '';

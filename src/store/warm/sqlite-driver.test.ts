@@ -123,6 +123,51 @@ describe('SQLite driver: group commit of concurrent transactions', () => {
   });
 });
 
+describe('SQLite driver: the write lock held by another process', () => {
+  /** Another connection (as a second process would have) holding the write lock. */
+  async function holdWriteLock(path: string) {
+    const { default: Database } = await import('better-sqlite3');
+    const other = new Database(path);
+    other.exec("BEGIN IMMEDIATE; INSERT INTO t (k, v) VALUES ('other', 0)");
+    return {
+      release: () => (other.exec('COMMIT'), other.close()),
+      close: () => other.close(),
+    };
+  }
+
+  it('waits for it without blocking the thread: reads answer meanwhile, and the transaction commits once it is free', async () => {
+    const path = join(dir, 'g.db');
+    const db = await connect(path);
+    await db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+    const lock = await holdWriteLock(path);
+    const events: string[] = [];
+    const write = db.transaction(async (tx) => void (await tx.run("INSERT INTO t (k, v) VALUES ('mine', 1)"))).then(() => events.push('committed'));
+    await new Promise((r) => setTimeout(r, 30));
+    events.push('timer ran');
+    // A read is answered from what is committed (the other connection's row is not).
+    const read = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t');
+    events.push(`read ${read!.n}`);
+    lock.release();
+    await write;
+    expect(events).toEqual(['timer ran', 'read 0', 'committed']);
+    expect(await committedKeys(path)).toEqual(['mine', 'other'].sort());
+  });
+
+  it('gives up after the busy timeout with E_UNAVAILABLE, and the next transaction goes through', async () => {
+    const path = join(dir, 'g.db');
+    const db = await createBetterSqliteDriver({ path, busyTimeoutMs: 60 }).connect();
+    open.push(db);
+    await db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+    const lock = await holdWriteLock(path);
+    const started = performance.now();
+    await expect(db.transaction(async (tx) => void (await tx.run("INSERT INTO t (k, v) VALUES ('mine', 1)")))).rejects.toMatchObject({ code: 'E_UNAVAILABLE' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(55);
+    lock.close(); // rolled back: the other connection's row is gone
+    await db.transaction(async (tx) => void (await tx.run("INSERT INTO t (k, v) VALUES ('mine', 1)")));
+    expect(await committedKeys(path)).toEqual(['mine']);
+  });
+});
+
 describe('SQLite driver: options', () => {
   it('sets the WAL autocheckpoint when asked, and leaves SQLite default otherwise', async () => {
     const tuned = await createBetterSqliteDriver({ path: join(dir, 'a.db'), walAutocheckpointPages: 10_000 }).connect();

@@ -2,7 +2,8 @@
  * SQLite behind the `SqliteDriver` seam, over better-sqlite3 (loaded on first connect, so
  * commands that never touch the warm store never load the native module). One connection per
  * database object, WAL mode so readers never block the writer, and a busy timeout so a second
- * ctxvm process waits for a lock instead of failing.
+ * ctxvm process waits for a lock instead of failing (a transaction waits for the write lock on
+ * timers, so the thread goes on serving meanwhile; see `openGroup`).
  *
  * better-sqlite3 is synchronous; the async `SqlDatabase` surface exists so the PostgreSQL driver
  * can share it. Transactions span awaits, so they are serialised: calls made outside the
@@ -104,6 +105,8 @@ interface CachedStatement {
 /** Most transactions committed together, and longest a group stays open, ms (bounds the wait of its first one). */
 const MAX_GROUP = 32;
 const MAX_GROUP_MS = 5;
+/** Longest pause between two attempts at the write lock while another process holds it, ms. */
+const MAX_LOCK_PAUSE_MS = 8;
 
 /** One underlying connection and its transaction queue, shared by the handles of a process. */
 interface SharedConnection {
@@ -120,6 +123,8 @@ interface SharedConnection {
   group: { done: Array<(error: unknown) => void>; startedMs: number } | undefined;
   /** Open handles. */
   handles: number;
+  /** How long a statement waits for another process's lock, ms. */
+  busyTimeoutMs: number;
 }
 
 const shared = new Map<string, SharedConnection>();
@@ -144,7 +149,7 @@ export function createBetterSqliteDriver(options: BetterSqliteDriverOptions): Sq
         try {
           db = new Database(location, { timeout: busyTimeoutMs });
           db.pragma('journal_mode = WAL');
-          db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+          db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`); // (kept on conn as busyTimeoutMs)
           // WAL + NORMAL: a killed process loses nothing committed; a power cut may lose the last
           // transactions but never corrupts the file.
           db.pragma('synchronous = NORMAL');
@@ -153,7 +158,7 @@ export function createBetterSqliteDriver(options: BetterSqliteDriverOptions): Sq
         } catch (cause) {
           throw wrap(location, cause);
         }
-        conn = { db, location, statements: new Map(), active: false, queue: Promise.resolve(), waiting: 0, group: undefined, handles: 0 };
+        conn = { db, location, statements: new Map(), active: false, queue: Promise.resolve(), waiting: 0, group: undefined, handles: 0, busyTimeoutMs: Math.max(0, Math.floor(busyTimeoutMs)) };
         if (key) shared.set(key, conn);
       }
       conn.handles++;
@@ -258,6 +263,36 @@ function handleFor(conn: SharedConnection, release: () => void): SqlDatabase {
       // nothing more to undo: the connection reports the failure on its next statement
     }
   };
+  /**
+   * Opens a new group: on the event loop's next check phase, `BEGIN IMMEDIATE` (the write lock
+   * up front: no deadlock upgrading a read lock later). While another process holds the lock
+   * (`--workers N`, a CLI command), the attempt is repeated on timers instead of in SQLite's busy
+   * handler, which sleeps on the only thread: this process goes on serving reads and queueing
+   * transactions (they join the group) meanwhile. Gives up with E_UNAVAILABLE after the busy timeout.
+   */
+  const openGroup = async (): Promise<void> => {
+    await new Promise((ready) => setImmediate(ready));
+    const deadline = performance.now() + conn.busyTimeoutMs;
+    for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, MAX_LOCK_PAUSE_MS)) {
+      if (closed) return;
+      if (tryBegin(performance.now() >= deadline)) break;
+      await new Promise((ready) => setTimeout(ready, pauseMs));
+    }
+    conn.group = { done: [], startedMs: performance.now() };
+  };
+  /** `BEGIN IMMEDIATE` without waiting for the lock: false while another process holds it (an error once `late`). */
+  const tryBegin = (late: boolean): boolean => {
+    db.pragma('busy_timeout = 0');
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (cause) {
+      if (!late && (cause as { code?: string } | undefined)?.code === 'SQLITE_BUSY') return false;
+      throw wrap(location, cause);
+    } finally {
+      db.pragma(`busy_timeout = ${conn.busyTimeoutMs}`);
+    }
+  };
   // Outside a transaction, wait for a running one to end first.
   const idle = async () => {
     while (conn.active) await conn.queue.catch(() => {});
@@ -294,23 +329,19 @@ function handleFor(conn: SharedConnection, release: () => void): SqlDatabase {
       conn.waiting++;
       return new Promise<T>((resolve, reject) => {
         const next = conn.queue.catch(() => {}).then(async () => {
-          if (!conn.group) await new Promise((ready) => setImmediate(ready));
+          const failedToOpen = conn.group ? undefined : await openGroup().then(() => undefined, (error: unknown) => ({ error }));
           conn.waiting--;
           conn.active = true;
           let keepOpen = false;
           try {
+            if (failedToOpen) throw failedToOpen.error;
             if (closed) {
               reject(new CtxvmError('E_USAGE', `${location}: the database is closed`));
               // another handle's group may be waiting for this transaction: commit it now
               commitGroup();
               return;
             }
-            let group = conn.group;
-            if (!group) {
-              // IMMEDIATE takes the write lock up front: no deadlock upgrading a read lock later.
-              guard(() => db.exec('BEGIN IMMEDIATE'));
-              group = conn.group = { done: [], startedMs: performance.now() };
-            }
+            const group = conn.group!;
             guard(() => db.exec('SAVEPOINT ctxvm_tx'));
             try {
               const result = await fn(direct);
