@@ -20,9 +20,9 @@
 //   BENCH_HTTP_LOG          server log level (default info: one line per request, to a file)
 //   BENCH_HTTP_FLOOR_SECONDS  duration of each floor run, s (default 5; 0 skips them)
 //   BENCH_HTTP_WORKERS      server processes, `ctxvm serve --workers N` (default 1: one process is the
-//                           cleanest measure of a message's cost — two workers cost 20-40% more CPU per message
+//                           cleanest measure of a message's cost — two workers cost ~40% more CPU per message
 //                           on the 2-core machine (two busy processes each run slower there; each worker
-//                           caches on its own) for 0-20% more throughput, next to autocannon's own share)
+//                           caches on its own) for 15-35% more throughput, next to autocannon's own share)
 //   BENCH_HTTP_NODE_ARGS    extra node flags for the server, space-separated (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p")
 //
 // Needs dist/ (`npm run build`).
@@ -227,10 +227,11 @@ console.log(
 console.log(`\ndurability: ${acked.length} acknowledged messages, ${missing} missing from the store (${turnsInDb} turns stored, ${badBodies} unreadable 2xx bodies); log ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MiB`);
 
 // The server's own latency per request (its request log: from the request's arrival in the
-// handler to the response), against what the client saw. The difference is queueing: with every
+// handler to the response), against what the client saw. Both hold queueing: with every
 // connection busy, a request waits for the ones ahead of it (Little's law: mean latency =
 // connections / throughput), so p50/p99 at the client follow from throughput, not from the work
-// of one request.
+// of one request. Part of that wait is inside the handler: the requests read in one event-loop
+// turn share a group commit (sqlite-driver.ts), so each waits for the others' transactions.
 const served = serverLatencies(logFile, t0);
 if (served.length) {
   const q = (p) => served[Math.min(served.length - 1, Math.floor(p * served.length))].toFixed(1);

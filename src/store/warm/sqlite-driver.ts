@@ -321,8 +321,9 @@ function handleFor(conn: SharedConnection, release: () => void): SqlDatabase {
       // Chained behind earlier transactions of every handle, so only one runs at a time. Group
       // commit: while more transactions wait, each runs in a SAVEPOINT of one open transaction
       // and the last of the group commits for all; every promise settles only after that COMMIT,
-      // so nothing is acknowledged before it is durable. One COMMIT (and one full-text segment)
-      // per group instead of per transaction. A group starts on the event loop's next check phase
+      // so nothing is acknowledged before it is durable. One COMMIT per group instead of per
+      // transaction (FTS5 still writes a segment per transaction: it flushes at every SAVEPOINT,
+      // and only a savepoint lets a failing transaction undo itself alone). A group starts on the event loop's next check phase
       // (setImmediate), so the transactions of every request read in one poll join it: better-
       // sqlite3 being synchronous, a server's requests otherwise never overlap and each commits
       // alone (measured: 4,499 transactions, 4,455 COMMITs under `npm run bench:http`).
