@@ -131,7 +131,7 @@ const shared = new Map<string, SharedConnection>();
 
 /** Creates the better-sqlite3 driver for one database file. */
 export function createBetterSqliteDriver(options: BetterSqliteDriverOptions): SqliteDriver {
-  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
   return {
     name: 'better-sqlite3',
     async connect() {
@@ -149,7 +149,7 @@ export function createBetterSqliteDriver(options: BetterSqliteDriverOptions): Sq
         try {
           db = new Database(location, { timeout: busyTimeoutMs });
           db.pragma('journal_mode = WAL');
-          db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`); // (kept on conn as busyTimeoutMs)
+          db.pragma(`busy_timeout = ${busyTimeoutMs}`);
           // WAL + NORMAL: a killed process loses nothing committed; a power cut may lose the last
           // transactions but never corrupts the file.
           db.pragma('synchronous = NORMAL');
@@ -158,7 +158,7 @@ export function createBetterSqliteDriver(options: BetterSqliteDriverOptions): Sq
         } catch (cause) {
           throw wrap(location, cause);
         }
-        conn = { db, location, statements: new Map(), active: false, queue: Promise.resolve(), waiting: 0, group: undefined, handles: 0, busyTimeoutMs: Math.max(0, Math.floor(busyTimeoutMs)) };
+        conn = { db, location, statements: new Map(), active: false, queue: Promise.resolve(), waiting: 0, group: undefined, handles: 0, busyTimeoutMs };
         if (key) shared.set(key, conn);
       }
       conn.handles++;
@@ -323,10 +323,11 @@ function handleFor(conn: SharedConnection, release: () => void): SqlDatabase {
       // and the last of the group commits for all; every promise settles only after that COMMIT,
       // so nothing is acknowledged before it is durable. One COMMIT per group instead of per
       // transaction (FTS5 still writes a segment per transaction: it flushes at every SAVEPOINT,
-      // and only a savepoint lets a failing transaction undo itself alone). A group starts on the event loop's next check phase
-      // (setImmediate), so the transactions of every request read in one poll join it: better-
-      // sqlite3 being synchronous, a server's requests otherwise never overlap and each commits
-      // alone (measured: 4,499 transactions, 4,455 COMMITs under `npm run bench:http`).
+      // and only a savepoint lets a failing transaction undo itself alone). A group starts on the
+      // event loop's next check phase (setImmediate, see `openGroup`), so the transactions of
+      // every request read in one poll join it: better-sqlite3 being synchronous, a server's
+      // requests otherwise never overlap and each commits alone (measured: 4,499 transactions,
+      // 4,455 COMMITs under `npm run bench:http`; now ~15 a COMMIT).
       conn.waiting++;
       return new Promise<T>((resolve, reject) => {
         const next = conn.queue.catch(() => {}).then(async () => {
