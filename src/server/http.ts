@@ -2,8 +2,9 @@
  * The HTTP API as a Hono app (no listening here: serve.ts does that). Every request goes through
  * the same chain — route → auth → body limit → validation (zod) → handler — and every error
  * becomes `{ error: { code, message } }` in `onError` (errors.ts holds the mapping). One log line
- * and one metrics observation per request, with per-stage timings and the request id (`X-Request-Id`). The web console's static
- * files are served under `/console/` without a key (console-static.ts); `/` redirects there.
+ * and one metrics observation per request, with per-stage timings and the request id
+ * (`X-Request-Id`). The web console's static files are served under `/console/` without a key
+ * (console-static.ts); `/` redirects there.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
