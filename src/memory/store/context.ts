@@ -116,12 +116,14 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
         );
       },
       async index(kind, recordId, text, tokens) {
+        // A changed document takes a new doc_id too, above every committed one: that is how
+        // SQLite's resident indexes find it (fulltext-resident-sync.ts).
         dirty = true;
         if (kind !== 'turn') recordsDirty = true;
         await tx.run(
           `INSERT INTO memory_search (doc_id, user_id, user_key, kind, record_id, tokens)
            VALUES ((SELECT COALESCE(MAX(doc_id), 0) + 1 FROM memory_search), ?, ?, ?, ?, ?)
-           ON CONFLICT (user_id, kind, record_id) DO UPDATE SET tokens = excluded.tokens`,
+           ON CONFLICT (user_id, kind, record_id) DO UPDATE SET tokens = excluded.tokens, doc_id = excluded.doc_id`,
           [userId, userKey, kind, recordId, tokens ?? indexTerms(ctx.analyzer, text)],
         );
       },

@@ -23,12 +23,19 @@ export interface TermOperators {
  * `record_id`, newest first) and keeps the first `limit` distinct hits.
  */
 export async function newestHits(terms: readonly string[], ops: TermOperators, limit: number, fetchPass: (match: string) => Promise<Row[]>): Promise<SearchHit[]> {
+  return newestHitsByPass(terms, limit, (all) => fetchPass(terms.join(all ? ops.and : ops.or)));
+}
+
+/**
+ * `newestHits` for a dialect that matches without a query string: `fetchPass(all)` returns the
+ * newest documents holding all of `terms` (`all`) or any of them.
+ */
+export async function newestHitsByPass(terms: readonly string[], limit: number, fetchPass: (all: boolean) => Promise<Row[]> | Row[]): Promise<SearchHit[]> {
   const seen = new Set<string>();
   const found: Row[] = [];
-  const any = terms.join(ops.or);
-  const passes = terms.length === 1 ? [terms[0]!] : terms.length <= MAX_AND_TERMS ? [terms.join(ops.and), any] : [any];
-  for (const match of passes) {
-    for (const r of await fetchPass(match)) {
+  const passes = terms.length === 1 ? [false] : terms.length <= MAX_AND_TERMS ? [true, false] : [false];
+  for (const all of passes) {
+    for (const r of await fetchPass(all)) {
       const id = `${str(r.kind)}\u0000${str(r.record_id)}`;
       if (found.length < limit && !seen.has(id)) {
         seen.add(id);

@@ -23,6 +23,8 @@ afterEach(async () => {
 const T0 = Date.UTC(2025, 0, 1);
 const turn = (id: string, text: string, i: number): Omit<Turn, 'userId'> => ({ id, role: 'user', speaker: null, text, atMs: T0 + i, sessionId: null });
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
+/** Every user searched through FTS5: the tier these tests are about (resident indexes: fulltext-resident.test.ts). */
+const FTS_ONLY = { resident: { maxUserDocs: 0 } };
 
 describe('choosing query terms', () => {
   it('keeps the rarest terms within the postings budget and drops absent ones', () => {
@@ -39,9 +41,9 @@ describe('choosing query terms', () => {
   });
 });
 
-describe('SQLite full-text index', () => {
+describe('SQLite full-text index, FTS5 tier', () => {
   it('answers a query of common terms with the newest documents holding them all, then any', async () => {
-    const u = createSqlMemoryStore(db, { analyzer: words }).forUser('alice');
+    const u = createSqlMemoryStore(db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice');
     const n = 2 * MAX_SCORED_POSTINGS + 200;
     await u.addTurns(Array.from({ length: n }, (_, i) => turn(`c${i}`, i % 2 ? 'common other' : 'common', i)));
     await u.addTurns([turn('rare', 'common rare', n)]);
@@ -58,7 +60,7 @@ describe('SQLite full-text index', () => {
   });
 
   it('answers the searches of one searchMany in the order and with the scores of FTS5 rank', async () => {
-    const u = createSqlMemoryStore(db, { analyzer: words }).forUser('alice');
+    const u = createSqlMemoryStore(db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice');
     const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'eps'];
     // Short texts over a small vocabulary: many documents tie on BM25.
     const text = (i: number) => vocabulary.filter((_, k) => (i >> k) % 2 === 1 || k === i % 5).join(' ');
@@ -68,7 +70,7 @@ describe('SQLite full-text index', () => {
       else if (i % 3 === 1) await u.addDecision({ text: text(i * 5) });
       else await u.setFact({ kind: 'fact', key: `k${i}`, text: text(i * 3) });
     }
-    await createSqlMemoryStore(db, { analyzer: words }).forUser('bob').addTurns([turn('b1', 'alpha beta', 0)]);
+    await createSqlMemoryStore(db, { analyzer: words, fullText: FTS_ONLY }).forUser('bob').addTurns([turn('b1', 'alpha beta', 0)]);
     const key = userKeyOf('alice');
     // FTS5's own ranking, one statement per search (how searches were answered before searchMany shared one).
     const reference = async (query: string, kinds: readonly string[], limit: number) => {
@@ -99,7 +101,7 @@ describe('SQLite full-text index', () => {
   it('counts term frequencies only for a user with enough documents to go over the budget, with the same hits either way', async () => {
     const statements: string[] = [];
     const spied: SqlDatabase = { ...db, get: (sql, params) => (statements.push(sql), db.get(sql, params)) };
-    const store = createSqlMemoryStore(spied, { analyzer: words });
+    const store = createSqlMemoryStore(spied, { analyzer: words, fullText: FTS_ONLY });
     const text = (i: number) => ['alpha', 'beta', 'gamma', 'delta'].filter((_, k) => (i >> k) % 2 === 1).join(' ') || 'zeta';
     const counted = () => statements.filter((sql) => sql.includes('MATCH')).length;
     const query = 'alpha beta gamma absent';
@@ -110,6 +112,9 @@ describe('SQLite full-text index', () => {
     await light.addTurns(Array.from({ length: 40 }, (_, i) => turn(`l${i}`, text(i), i)));
     await heavy.addTurns(Array.from({ length: 40 }, (_, i) => turn(`l${i}`, text(i), i)));
     await heavy.addTurns(Array.from({ length: 300 }, (_, i) => turn(`z${i}`, 'zeta', 40 + i)));
+    // first searches admit both users to FTS5 (its BM25 counts every document it holds)
+    await light.search('zeta');
+    await heavy.search('zeta');
     statements.length = 0;
     const lightHits = await light.search(query, { limit: 50 });
     expect(counted()).toBe(0); // nothing counted in the index
@@ -121,19 +126,21 @@ describe('SQLite full-text index', () => {
 
   it('uses the given analyzer for both the index and queries', async () => {
     const bigrams = (text: string) => Array.from({ length: Math.max(0, text.length - 1) }, (_, i) => text.slice(i, i + 2));
-    const u = createSqlMemoryStore(db, { analyzer: bigrams }).forUser('alice');
+    const u = createSqlMemoryStore(db, { analyzer: bigrams, fullText: FTS_ONLY }).forUser('alice');
     await u.addTurns([turn('t1', 'abcdef', 0), turn('t2', 'xyz', 1)]);
     expect((await u.search('zcde')).map((h) => h.id)).toEqual(['t1']);
     expect((await u.search('xy')).map((h) => h.id)).toEqual(['t2']);
   });
 
   it('rebuilds a missing index from the stored terms', async () => {
-    const first = createSqlMemoryStore(db).forUser('alice');
+    const first = createSqlMemoryStore(db, { fullText: FTS_ONLY }).forUser('alice');
     await first.addTurns([turn('t1', '下班前把周报发给我', 0)]);
     await first.createTask({ title: '写周报' });
-    await db.exec('DROP TABLE memory_search_fts; DROP TRIGGER memory_search_ai; DROP TRIGGER memory_search_ad; DROP TRIGGER memory_search_au;');
-    const again = createSqlMemoryStore(db).forUser('alice');
+    expect((await first.search('周报')).length).toBe(2); // admits alice to FTS5
+    await db.exec('DROP TABLE memory_search_fts; DROP TRIGGER memory_search_fts_ai; DROP TRIGGER memory_search_fts_ad; DROP TRIGGER memory_search_fts_au;');
+    const again = createSqlMemoryStore(db, { fullText: FTS_ONLY }).forUser('alice');
     expect((await again.search('周报')).map((h) => h.kind).sort()).toEqual(['task', 'turn']);
+    expect(await db.get('SELECT COUNT(*) AS n FROM memory_search_fts')).toEqual({ n: 2 });
   });
 
   it('closes the database only when it opened it', async () => {

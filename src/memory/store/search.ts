@@ -56,6 +56,6 @@ export async function searchMany(scope: UserScope, query: string, searches: read
   if (asked.length === 0) return queries.map(() => []);
   await scope.ctx.ready();
   // The dialect answers the searches together: term statistics and ranking are shared.
-  const answers = await fullText.searchMany(db, asked);
+  const answers = await fullText.searchMany(db, asked, scope.ctx.outer !== undefined);
   return queries.map((q) => (q ? answers[asked.indexOf(q)]! : []));
 }

@@ -25,6 +25,7 @@ import { getFactByKey, listFacts, setFact } from './facts.js';
 import { listDueTasks } from './due-tasks.js';
 import { listUsers } from './users.js';
 import { fullTextDialectFor } from './fulltext.js';
+import type { SqliteFullTextOptions } from './fulltext-sqlite.js';
 import { listHistory } from './history.js';
 import { ensureProject, getProject, listProjects } from './projects.js';
 import { num, type Row } from './rows.js';
@@ -44,6 +45,8 @@ export interface SqlMemoryStoreOptions {
   now?: () => number;
   /** Called by `close()` (set by `openMemoryStore`, which owns the database). */
   onClose?: () => Promise<void>;
+  /** Options of the full-text dialect (SQLite: the resident indexes' limits). */
+  fullText?: SqliteFullTextOptions;
 }
 
 /** A memory store over SQL, with the database it runs on (for components sharing it, e.g. the turn archive). */
@@ -76,7 +79,7 @@ export function defaultAnalyzer(): Analyzer {
 
 /** Creates the memory store over an open, migrated warm database; `close()` leaves `db` open. */
 export function createSqlMemoryStore(db: SqlDatabase, options: SqlMemoryStoreOptions = {}): SqlMemoryStore {
-  const fullText = fullTextDialectFor(db.dialect);
+  const fullText = fullTextDialectFor(db.dialect, options.fullText);
   let ready: Promise<void> | undefined;
   const ctx: StoreContext = {
     db,
