@@ -8,6 +8,7 @@
  *   any it holds. Catching up is one walk of the (user_id, doc_id) index from the largest it holds.
  * - Deleted documents: a trigger bumps the user's epoch in `memory_search_epochs` (fulltext-sqlite.ts);
  *   an index loaded at another epoch is read again whole. Deletes are rare (a task deleted).
+ * - BM25's statistics over all users (`memory_search_stats`) are read with the epoch.
  * - Memory is bounded: a user with more than `maxUserDocs` documents is left to FTS5 (returns
  *   undefined), and past `maxPostings` postings in all the least recently searched users' indexes
  *   are dropped (read again when next searched).
@@ -113,9 +114,10 @@ export class ResidentIndexes {
    * rows above its largest `doc_id`. False when the user holds more than `maxUserDocs` documents.
    */
   private async catchUp(ex: SqlExecutor, userId: string, index: ResidentTextIndex): Promise<boolean> {
-    const epochRow = await ex.get<Row>('SELECT epoch FROM memory_search_epochs WHERE user_id = ?', [userId]);
-    const epoch = epochRow ? num(epochRow.epoch) : 0;
+    const head = await ex.get<Row>('SELECT s.docs, s.terms, (SELECT epoch FROM memory_search_epochs WHERE user_id = ?) AS epoch FROM memory_search_stats s', [userId]);
+    const epoch = head?.epoch == null ? 0 : num(head.epoch);
     if (epoch !== index.epoch) index.reset(epoch);
+    index.table = { docs: num(head?.docs ?? 0), terms: num(head?.terms ?? 0) };
     for (;;) {
       const rows = await ex.all<Row>(
         `SELECT doc_id, kind, record_id, tokens FROM memory_search WHERE user_id = ? AND doc_id > ? ORDER BY doc_id LIMIT ${CATCH_UP_ROWS}`,

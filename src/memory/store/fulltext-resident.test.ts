@@ -50,8 +50,11 @@ async function fill(u: UserMemoryStore): Promise<void> {
 
 describe('SQLite full-text index, resident tier', () => {
   it('ranks as FTS5 does over the same documents: same hits, same order of ties, same scores', async () => {
-    // One user in the database: FTS5's BM25 counts the whole table, the resident index the user's.
+    // Two users, both admitted to FTS5 by the FTS5 store's searches: its BM25 counts every
+    // document it holds, the resident index the same statistics (memory_search_stats).
     await fill(store().forUser('alice'));
+    await store().forUser('bob').addTurns(Array.from({ length: 25 }, (_, i) => turn(`b${i}`, i % 3 ? 'alpha zeta zeta' : 'beta', i)));
+    await store(FTS_ONLY).forUser('bob').search('zeta');
     const resident = spied();
     const viaResident = store(undefined, resident.db).forUser('alice');
     const viaFts = store(FTS_ONLY).forUser('alice');
@@ -82,6 +85,19 @@ describe('SQLite full-text index, resident tier', () => {
     const asked: Array<[string, SearchOptions]> = [['common rare', {}], ['common other', { limit: 5 }], ['common', { limit: 3 }], ['common', { kinds: ['task'] }]];
     for (const [query, options] of asked) expect(await u.search(query, options)).toEqual(await fts.search(query, options));
     expect(ids(await u.search('common other', { limit: 3 }))).toEqual([`c${n - 1}`, `c${n - 3}`, `c${n - 5}`]);
+  });
+
+  it('keeps the statistics of all users in step with the table through inserts, changes and deletes', async () => {
+    const u = store().forUser('alice');
+    await fill(u);
+    const task = await u.createTask({ title: 'one two three' });
+    await u.updateTask(task.id, { title: 'four' });
+    await u.addTurns([turn('empty', '', 99)]);
+    await store().forUser('bob').addTurns([turn('b', 'x y', 0)]);
+    await u.deleteTask(task.id);
+    const recount = await db.get(`SELECT COUNT(*) AS docs, SUM(CASE WHEN tokens = '' THEN 0 ELSE length(tokens) - length(replace(tokens, ' ', '')) + 1 END) AS terms FROM memory_search`);
+    expect(await db.get('SELECT docs, terms FROM memory_search_stats')).toEqual(recount);
+    expect((recount as { docs: number }).docs).toBe(72);
   });
 
   it('sees what another store handle writes: new documents, changed ones, deleted ones', async () => {
@@ -163,7 +179,8 @@ describe('SQLite full-text layout', () => {
     // the old layout: FTS5 holding everyone's documents, unconditional triggers, no users table
     await db.exec(`
       DROP TRIGGER memory_search_fts_ai; DROP TRIGGER memory_search_fts_ad; DROP TRIGGER memory_search_fts_au; DROP TRIGGER memory_search_epoch_ad;
-      DROP TABLE memory_search_fts_users; DROP TABLE memory_search_epochs; DROP INDEX memory_search_user_doc;
+      DROP TRIGGER memory_search_stats_ai; DROP TRIGGER memory_search_stats_au;
+      DROP TABLE memory_search_fts_users; DROP TABLE memory_search_epochs; DROP TABLE memory_search_stats; DROP INDEX memory_search_user_doc;
       DELETE FROM memory_search_fts;
       INSERT INTO memory_search_fts (rowid, tokens) SELECT doc_id, user_key || replace(tokens, ' ', ' ' || user_key) FROM memory_search;
       CREATE TRIGGER memory_search_ai AFTER INSERT ON memory_search BEGIN
@@ -174,7 +191,8 @@ describe('SQLite full-text layout', () => {
     const moved = store(FTS_ONLY).forUser('alice');
     expect(ids(await moved.search('kiwi'))).toEqual(['t1']);
     const triggers = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")).map((r) => r.name);
-    expect(triggers).toEqual(['memory_search_epoch_ad', 'memory_search_fts_ad', 'memory_search_fts_ai', 'memory_search_fts_au']);
+    expect(triggers).toEqual(['memory_search_epoch_ad', 'memory_search_fts_ad', 'memory_search_fts_ai', 'memory_search_fts_au', 'memory_search_stats_ai', 'memory_search_stats_au']);
+    expect(await db.get('SELECT docs, terms FROM memory_search_stats')).toEqual({ docs: 2, terms: 3 });
     expect((await db.all<{ user_id: string }>('SELECT user_id FROM memory_search_fts_users ORDER BY user_id')).map((r) => r.user_id)).toEqual(['alice', 'bob']);
     await moved.addTurns([turn('t2', 'kiwi', 1)]);
     expect(await ftsRowsOf('alice')).toBe(2);

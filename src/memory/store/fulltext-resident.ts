@@ -1,8 +1,9 @@
 /**
  * One user's full-text index held in process memory: the documents of `memory_search` (their
  * analyzer terms, split on the single spaces that join them) with postings per term, ranked by
- * the same BM25 as SQLite's FTS5 `bm25()` (k1 = 1.2, b = 0.75, IDF floored at 1e-6), over the
- * user's own documents: N and the average length are the user's, not the whole table's.
+ * the same BM25 as SQLite's FTS5 `bm25()` (k1 = 1.2, b = 0.75, IDF floored at 1e-6) with the
+ * statistics FTS5 used when it held every user's documents: N and the average length over the
+ * whole table (`table`), document frequencies the user's own (FTS5's terms are keyed per user).
  *
  * It answers a `searchMany` as the FTS5 path of fulltext-sqlite.ts does — the same choice of
  * terms within the postings budget, the same newest-documents fallback when every term is
@@ -47,18 +48,18 @@ export class ResidentTextIndex {
   epoch = 0;
   /** Postings held, all terms (the memory this index costs). */
   postingCount = 0;
+  /** Documents and terms of every user in `memory_search`, as last read (BM25's N and average length). */
+  table = { docs: 0, terms: 0 };
   private readonly docs = new Map<number, ResidentDoc>();
   private readonly byRecord = new Map<string, number>();
   /** term → doc_id → term frequency; each inner map in ascending doc_id order (docs are added so). */
   private readonly postings = new Map<string, Map<number, number>>();
-  private totalLength = 0;
 
   /** Empties the index, to be read again whole at `epoch`. */
   reset(epoch: number): void {
     this.docs.clear();
     this.byRecord.clear();
     this.postings.clear();
-    this.totalLength = 0;
     this.postingCount = 0;
     this.maxDocId = 0;
     this.epoch = epoch;
@@ -89,7 +90,6 @@ export class ResidentTextIndex {
       list.set(row.docId, tf);
     }
     this.postingCount += frequencies.size;
-    this.totalLength += length;
     this.docs.set(row.docId, { kind: row.kind as SearchKind, recordId: row.recordId, length, terms: [...frequencies.keys()] });
     this.byRecord.set(key, row.docId);
   }
@@ -103,7 +103,6 @@ export class ResidentTextIndex {
       if (list?.size === 0) this.postings.delete(term);
     }
     this.postingCount -= doc.terms.length;
-    this.totalLength -= doc.length;
     this.docs.delete(docId);
     this.byRecord.delete(`${doc.kind}\u0000${doc.recordId}`);
   }
@@ -152,8 +151,8 @@ export class ResidentTextIndex {
 
   /** Every document holding a term of `terms` (of `kinds`), best BM25 first, older first on ties. */
   private ranked(terms: readonly string[], kinds: readonly SearchKind[] | undefined): SearchHit[] {
-    const n = Math.max(1, this.docs.size);
-    const avgLength = this.totalLength / n;
+    const n = Math.max(1, this.table.docs);
+    const avgLength = this.table.terms / n;
     const scores = new Map<number, number>();
     for (const term of terms) {
       const list = this.postings.get(term)!;

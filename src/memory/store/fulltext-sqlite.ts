@@ -51,13 +51,20 @@ const prefixed = (row: string) => `CASE WHEN ${row}.tokens = '' THEN '' ELSE ${r
 
 const USERS = 'memory_search_fts_users';
 const EPOCHS = 'memory_search_epochs';
+const STATS = 'memory_search_stats';
+// Terms in a row's tokens (joined by single spaces): what FTS5 counts as the document's length.
+const termCount = (row: string) => `(CASE WHEN ${row}.tokens = '' THEN 0 ELSE length(${row}.tokens) - length(replace(${row}.tokens, ' ', '')) + 1 END)`;
 const isFtsUser = (row: string) => `EXISTS (SELECT 1 FROM ${USERS} WHERE user_id = ${row}.user_id)`;
 
 // Objects of the current layout, all made by `ensure` in one transaction. The triggers keep
-// FTS5 in step for the users in USERS only; the epoch trigger serves the resident indexes.
+// FTS5 in step for the users in USERS only; for the resident indexes, a user's epoch counts
+// deletes and STATS the documents and terms of all users — the BM25 statistics FTS5 used when it
+// held every user's documents, so a user with a handful of memories still gets a meaningful IDF.
 const LAYOUT = `
 CREATE TABLE IF NOT EXISTS ${USERS} (user_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ${EPOCHS} (user_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${STATS} (id INTEGER PRIMARY KEY CHECK (id = 1), docs INTEGER NOT NULL, terms INTEGER NOT NULL);
+INSERT OR REPLACE INTO ${STATS} (id, docs, terms) SELECT 1, COUNT(*), COALESCE(SUM(${termCount('memory_search')}), 0) FROM memory_search;
 CREATE INDEX IF NOT EXISTS memory_search_user_doc ON memory_search (user_id, doc_id);
 DROP TRIGGER IF EXISTS memory_search_ai;
 DROP TRIGGER IF EXISTS memory_search_ad;
@@ -66,6 +73,8 @@ DROP TRIGGER IF EXISTS memory_search_fts_ai;
 DROP TRIGGER IF EXISTS memory_search_fts_ad;
 DROP TRIGGER IF EXISTS memory_search_fts_au;
 DROP TRIGGER IF EXISTS memory_search_epoch_ad;
+DROP TRIGGER IF EXISTS memory_search_stats_ai;
+DROP TRIGGER IF EXISTS memory_search_stats_au;
 CREATE TRIGGER memory_search_fts_ai AFTER INSERT ON memory_search WHEN ${isFtsUser('new')} BEGIN
   INSERT INTO ${FTS} (rowid, tokens) VALUES (new.doc_id, ${prefixed('new')});
 END;
@@ -76,12 +85,19 @@ CREATE TRIGGER memory_search_fts_au AFTER UPDATE ON memory_search WHEN ${isFtsUs
   DELETE FROM ${FTS} WHERE rowid = old.doc_id;
   INSERT INTO ${FTS} (rowid, tokens) VALUES (new.doc_id, ${prefixed('new')});
 END;
+CREATE TRIGGER memory_search_stats_ai AFTER INSERT ON memory_search BEGIN
+  UPDATE ${STATS} SET docs = docs + 1, terms = terms + ${termCount('new')};
+END;
+CREATE TRIGGER memory_search_stats_au AFTER UPDATE ON memory_search BEGIN
+  UPDATE ${STATS} SET terms = terms - ${termCount('old')} + ${termCount('new')};
+END;
 CREATE TRIGGER memory_search_epoch_ad AFTER DELETE ON memory_search BEGIN
   INSERT OR REPLACE INTO ${EPOCHS} (user_id, epoch) VALUES (old.user_id, COALESCE((SELECT epoch FROM ${EPOCHS} WHERE user_id = old.user_id), 0) + 1);
+  UPDATE ${STATS} SET docs = docs - 1, terms = terms - ${termCount('old')};
 END;
 `;
 /** The object `ensure` makes last: present, the layout is current. */
-const LAYOUT_MARK = 'memory_search_epoch_ad';
+const LAYOUT_MARK = 'memory_search_stats_ai';
 
 const sqliteObjectExists = async (ex: SqlExecutor, type: string, name: string) =>
   (await ex.get('SELECT 1 AS one FROM sqlite_master WHERE type = ? AND name = ?', [type, name])) !== undefined;
