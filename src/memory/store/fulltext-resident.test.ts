@@ -124,6 +124,25 @@ describe('SQLite full-text index, resident tier', () => {
     expect(ids(await reader.search('kiwi'))).toEqual(['t1']);
   });
 
+  it('sees what another connection to the file commits (another process), in commit order', async () => {
+    const other = await openWarmDatabase({ db: join(dir, 'ctxvm.db') });
+    try {
+      const reader = store().forUser('alice');
+      const writer = store(undefined, other).forUser('alice');
+      await writer.addTurns([turn('t1', 'kiwi', 0)]);
+      expect(ids(await reader.search('kiwi'))).toEqual(['t1']);
+      const task = await writer.createTask({ title: 'kiwi task' });
+      await writer.updateTask(task.id, { title: 'mango task' });
+      await writer.addTurns([turn('t2', 'kiwi mango', 1)]);
+      expect(ids(await reader.search('mango')).sort()).toEqual([task.id, 't2'].sort());
+      expect(ids(await reader.search('kiwi')).sort()).toEqual(['t1', 't2']);
+      await writer.deleteTask(task.id);
+      expect(ids(await reader.search('mango'))).toEqual(['t2']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('admits a user to FTS5 once they hold more documents than the limit, with the same hits', async () => {
     const limits: SqliteFullTextOptions = { resident: { maxUserDocs: 5 } };
     const small = store(limits).forUser('alice');
