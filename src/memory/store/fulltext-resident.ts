@@ -78,11 +78,10 @@ export class ResidentTextIndex {
     if (old !== undefined) this.remove(old);
     const frequencies = new Map<string, number>();
     let length = 0;
-    if (row.tokens.length > 0) {
-      for (const term of row.tokens.split(' ')) {
-        frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-        length++;
-      }
+    for (const term of row.tokens.split(' ')) {
+      if (term.length === 0) continue; // '' (no terms) or a stray double space: no term, as in FTS5
+      frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+      length++;
     }
     for (const [term, tf] of frequencies) {
       let list = this.postings.get(term);
