@@ -44,6 +44,8 @@ export class ResidentIndexes {
   private readonly maxPostings: number;
   /** Least recently searched first. */
   private readonly users = new Map<string, ResidentTextIndex>();
+  /** Postings held in `users`. */
+  private total = 0;
   /** Users found over `maxUserDocs` in this process: FTS5's from then on. */
   private readonly large = new Set<string>();
   /** A catch-up running per user: the next waits for it (two would apply the same rows). */
@@ -99,9 +101,6 @@ export class ResidentIndexes {
     this.evict(userId);
     return index;
   }
-
-  /** Postings held in `users`. */
-  private total = 0;
 
   /** Drops the least recently searched indexes (never `keep`) while over the postings budget. */
   private evict(keep: string): void {

@@ -1,40 +1,24 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openWarmDatabase } from '../../store/warm/open.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
 import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
-import type { Turn } from '../model.js';
 import type { SqliteFullTextOptions } from './fulltext-sqlite.js';
 import { MAX_SCORED_POSTINGS } from './fulltext-terms.js';
+import { FTS_ONLY, turn, useTempDatabase, words } from './fulltext-test-kit.js';
 import { createSqlMemoryStore } from './sql-memory-store.js';
 
-let dir: string;
-let db: SqlDatabase;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ctxvm-resident-'));
-  db = await openWarmDatabase({ db: join(dir, 'ctxvm.db') });
-});
-afterEach(async () => {
-  await db.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const T0 = Date.UTC(2025, 0, 1);
-const turn = (id: string, text: string, i: number): Omit<Turn, 'userId'> => ({ id, role: 'user', speaker: null, text, atMs: T0 + i, sessionId: null });
-const words = (text: string) => text.split(/\s+/).filter(Boolean);
-const FTS_ONLY: SqliteFullTextOptions = { resident: { maxUserDocs: 0 } };
-const store = (fullText?: SqliteFullTextOptions, on: SqlDatabase = db) => createSqlMemoryStore(on, { analyzer: words, ...(fullText ? { fullText } : {}) });
+const temp = useTempDatabase('ctxvm-resident-');
+const store = (fullText?: SqliteFullTextOptions, on: SqlDatabase = temp.db) => createSqlMemoryStore(on, { analyzer: words, ...(fullText ? { fullText } : {}) });
 const ids = (hits: readonly SearchHit[]) => hits.map((h) => h.id);
 /** Statements that read FTS5 (a MATCH), through a spy on `db`. */
 function spied(): { db: SqlDatabase; matches: () => number } {
   const seen: string[] = [];
-  const spy: SqlDatabase = { ...db, all: (sql, p) => (seen.push(sql), db.all(sql, p)), get: (sql, p) => (seen.push(sql), db.get(sql, p)) };
+  const spy: SqlDatabase = { ...temp.db, all: (sql, p) => (seen.push(sql), temp.db.all(sql, p)), get: (sql, p) => (seen.push(sql), temp.db.get(sql, p)) };
   return { db: spy, matches: () => seen.filter((sql) => sql.includes('MATCH')).length };
 }
 const ftsRowsOf = async (userId: string) =>
-  (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM memory_search_fts f JOIN memory_search d ON d.doc_id = f.rowid WHERE d.user_id = ?', [userId]))!.n;
+  (await temp.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM memory_search_fts f JOIN memory_search d ON d.doc_id = f.rowid WHERE d.user_id = ?', [userId]))!.n;
 
 /** A user's mixed documents over a small vocabulary: many BM25 ties. */
 async function fill(u: UserMemoryStore): Promise<void> {
@@ -95,8 +79,8 @@ describe('SQLite full-text index, resident tier', () => {
     await u.addTurns([turn('empty', '', 99)]);
     await store().forUser('bob').addTurns([turn('b', 'x y', 0)]);
     await u.deleteTask(task.id);
-    const recount = await db.get(`SELECT COUNT(*) AS docs, SUM(CASE WHEN tokens = '' THEN 0 ELSE length(tokens) - length(replace(tokens, ' ', '')) + 1 END) AS terms FROM memory_search`);
-    expect(await db.get('SELECT docs, terms FROM memory_search_stats')).toEqual(recount);
+    const recount = await temp.db.get(`SELECT COUNT(*) AS docs, SUM(CASE WHEN tokens = '' THEN 0 ELSE length(tokens) - length(replace(tokens, ' ', '')) + 1 END) AS terms FROM memory_search`);
+    expect(await temp.db.get('SELECT docs, terms FROM memory_search_stats')).toEqual(recount);
     expect((recount as { docs: number }).docs).toBe(72);
   });
 
@@ -125,7 +109,7 @@ describe('SQLite full-text index, resident tier', () => {
   });
 
   it('sees what another connection to the file commits (another process), in commit order', async () => {
-    const other = await openWarmDatabase({ db: join(dir, 'ctxvm.db') });
+    const other = await openWarmDatabase({ db: join(temp.dir, 'ctxvm.db') });
     try {
       const reader = store().forUser('alice');
       const writer = store(undefined, other).forUser('alice');
@@ -161,7 +145,7 @@ describe('SQLite full-text index, resident tier', () => {
   });
 
   it('searches inside a transaction see its own writes, which stay out of the shared index if it rolls back', async () => {
-    const s = createSqlMemoryStore(db, { analyzer: words });
+    const s = createSqlMemoryStore(temp.db, { analyzer: words });
     const u = s.forUser('alice');
     await u.addTurns([turn('t1', 'kiwi', 0)]);
     expect(ids(await u.search('kiwi'))).toEqual(['t1']);
@@ -179,7 +163,7 @@ describe('SQLite full-text index, resident tier', () => {
   });
 
   it('drops the least recently searched users past the postings budget and reads them again', async () => {
-    const s = createSqlMemoryStore(db, { analyzer: words, fullText: { resident: { maxPostings: 30 } } });
+    const s = createSqlMemoryStore(temp.db, { analyzer: words, fullText: { resident: { maxPostings: 30 } } });
     for (let u = 0; u < 6; u++) await s.forUser(`u${u}`).addTurns(Array.from({ length: 5 }, (_, i) => turn(`t${i}`, `kiwi u${u} n${i}`, i)));
     for (let round = 0; round < 2; round++) {
       for (let u = 0; u < 6; u++) {
@@ -196,7 +180,7 @@ describe('SQLite full-text layout', () => {
     await u.addTurns([turn('t1', 'kiwi', 0)]);
     await store().forUser('bob').addTurns([turn('b1', 'kiwi mango', 0)]);
     // the old layout: FTS5 holding everyone's documents, unconditional triggers, no users table
-    await db.exec(`
+    await temp.db.exec(`
       DROP TRIGGER memory_search_fts_ai; DROP TRIGGER memory_search_fts_ad; DROP TRIGGER memory_search_fts_au; DROP TRIGGER memory_search_epoch_ad;
       DROP TRIGGER memory_search_stats_ai; DROP TRIGGER memory_search_stats_au;
       DROP TABLE memory_search_fts_users; DROP TABLE memory_search_epochs; DROP TABLE memory_search_stats; DROP INDEX memory_search_user_doc;
@@ -209,10 +193,10 @@ describe('SQLite full-text layout', () => {
       CREATE TRIGGER memory_search_au AFTER UPDATE ON memory_search BEGIN DELETE FROM memory_search_fts WHERE rowid = old.doc_id; END;`);
     const moved = store(FTS_ONLY).forUser('alice');
     expect(ids(await moved.search('kiwi'))).toEqual(['t1']);
-    const triggers = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")).map((r) => r.name);
+    const triggers = (await temp.db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")).map((r) => r.name);
     expect(triggers).toEqual(['memory_search_epoch_ad', 'memory_search_fts_ad', 'memory_search_fts_ai', 'memory_search_fts_au', 'memory_search_stats_ai', 'memory_search_stats_au']);
-    expect(await db.get('SELECT docs, terms FROM memory_search_stats')).toEqual({ docs: 2, terms: 3 });
-    expect((await db.all<{ user_id: string }>('SELECT user_id FROM memory_search_fts_users ORDER BY user_id')).map((r) => r.user_id)).toEqual(['alice', 'bob']);
+    expect(await temp.db.get('SELECT docs, terms FROM memory_search_stats')).toEqual({ docs: 2, terms: 3 });
+    expect((await temp.db.all<{ user_id: string }>('SELECT user_id FROM memory_search_fts_users ORDER BY user_id')).map((r) => r.user_id)).toEqual(['alice', 'bob']);
     await moved.addTurns([turn('t2', 'kiwi', 1)]);
     expect(await ftsRowsOf('alice')).toBe(2);
     expect(ids(await moved.search('kiwi')).sort()).toEqual(['t1', 't2']);

@@ -1,30 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openWarmDatabase } from '../../store/warm/open.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
-import type { Turn } from '../model.js';
 import { chooseTerms, fts5Quote, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
 import { userKeyOf } from './context.js';
+import { FTS_ONLY, turn, useTempDatabase, words } from './fulltext-test-kit.js';
 import { createSqlMemoryStore, openMemoryStore } from './sql-memory-store.js';
 
-let dir: string;
-let db: SqlDatabase;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ctxvm-fts-'));
-  db = await openWarmDatabase({ db: join(dir, 'ctxvm.db') });
-});
-afterEach(async () => {
-  await db.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const T0 = Date.UTC(2025, 0, 1);
-const turn = (id: string, text: string, i: number): Omit<Turn, 'userId'> => ({ id, role: 'user', speaker: null, text, atMs: T0 + i, sessionId: null });
-const words = (text: string) => text.split(/\s+/).filter(Boolean);
-/** Every user searched through FTS5: the tier these tests are about (resident indexes: fulltext-resident.test.ts). */
-const FTS_ONLY = { resident: { maxUserDocs: 0 } };
+const temp = useTempDatabase('ctxvm-fts-');
 
 describe('choosing query terms', () => {
   it('keeps the rarest terms within the postings budget and drops absent ones', () => {
@@ -43,7 +26,7 @@ describe('choosing query terms', () => {
 
 describe('SQLite full-text index, FTS5 tier', () => {
   it('answers a query of common terms with the newest documents holding them all, then any', async () => {
-    const u = createSqlMemoryStore(db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice');
+    const u = createSqlMemoryStore(temp.db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice');
     const n = 2 * MAX_SCORED_POSTINGS + 200;
     await u.addTurns(Array.from({ length: n }, (_, i) => turn(`c${i}`, i % 2 ? 'common other' : 'common', i)));
     await u.addTurns([turn('rare', 'common rare', n)]);
@@ -60,7 +43,7 @@ describe('SQLite full-text index, FTS5 tier', () => {
   });
 
   it('answers the searches of one searchMany in the order and with the scores of FTS5 rank', async () => {
-    const u = createSqlMemoryStore(db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice');
+    const u = createSqlMemoryStore(temp.db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice');
     const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'eps'];
     // Short texts over a small vocabulary: many documents tie on BM25.
     const text = (i: number) => vocabulary.filter((_, k) => (i >> k) % 2 === 1 || k === i % 5).join(' ');
@@ -70,12 +53,12 @@ describe('SQLite full-text index, FTS5 tier', () => {
       else if (i % 3 === 1) await u.addDecision({ text: text(i * 5) });
       else await u.setFact({ kind: 'fact', key: `k${i}`, text: text(i * 3) });
     }
-    await createSqlMemoryStore(db, { analyzer: words, fullText: FTS_ONLY }).forUser('bob').addTurns([turn('b1', 'alpha beta', 0)]);
+    await createSqlMemoryStore(temp.db, { analyzer: words, fullText: FTS_ONLY }).forUser('bob').addTurns([turn('b1', 'alpha beta', 0)]);
     const key = userKeyOf('alice');
     // FTS5's own ranking, one statement per search (how searches were answered before searchMany shared one).
     const reference = async (query: string, kinds: readonly string[], limit: number) => {
       const match = [...new Set(words(query))].map((t) => fts5Quote(key + t)).join(' OR ');
-      const rows = await db.all<{ kind: string; record_id: string; rank: number }>(
+      const rows = await temp.db.all<{ kind: string; record_id: string; rank: number }>(
         `SELECT d.kind AS kind, d.record_id AS record_id, f.rank AS rank FROM memory_search_fts f CROSS JOIN memory_search d ON d.doc_id = f.rowid
           WHERE memory_search_fts MATCH ? AND d.user_id = ? AND d.kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY f.rank LIMIT ?`,
         [match, 'alice', ...kinds, limit],
@@ -100,7 +83,7 @@ describe('SQLite full-text index, FTS5 tier', () => {
 
   it('counts term frequencies only for a user with enough documents to go over the budget, with the same hits either way', async () => {
     const statements: string[] = [];
-    const spied: SqlDatabase = { ...db, get: (sql, params) => (statements.push(sql), db.get(sql, params)) };
+    const spied: SqlDatabase = { ...temp.db, get: (sql, params) => (statements.push(sql), temp.db.get(sql, params)) };
     const store = createSqlMemoryStore(spied, { analyzer: words, fullText: FTS_ONLY });
     const text = (i: number) => ['alpha', 'beta', 'gamma', 'delta'].filter((_, k) => (i >> k) % 2 === 1).join(' ') || 'zeta';
     const counted = () => statements.filter((sql) => sql.includes('MATCH')).length;
@@ -126,30 +109,30 @@ describe('SQLite full-text index, FTS5 tier', () => {
 
   it('uses the given analyzer for both the index and queries', async () => {
     const bigrams = (text: string) => Array.from({ length: Math.max(0, text.length - 1) }, (_, i) => text.slice(i, i + 2));
-    const u = createSqlMemoryStore(db, { analyzer: bigrams, fullText: FTS_ONLY }).forUser('alice');
+    const u = createSqlMemoryStore(temp.db, { analyzer: bigrams, fullText: FTS_ONLY }).forUser('alice');
     await u.addTurns([turn('t1', 'abcdef', 0), turn('t2', 'xyz', 1)]);
     expect((await u.search('zcde')).map((h) => h.id)).toEqual(['t1']);
     expect((await u.search('xy')).map((h) => h.id)).toEqual(['t2']);
   });
 
   it('rebuilds a missing index from the stored terms', async () => {
-    const first = createSqlMemoryStore(db, { fullText: FTS_ONLY }).forUser('alice');
+    const first = createSqlMemoryStore(temp.db, { fullText: FTS_ONLY }).forUser('alice');
     await first.addTurns([turn('t1', '下班前把周报发给我', 0)]);
     await first.createTask({ title: '写周报' });
     expect((await first.search('周报')).length).toBe(2); // admits alice to FTS5
-    await db.exec('DROP TABLE memory_search_fts; DROP TRIGGER memory_search_fts_ai; DROP TRIGGER memory_search_fts_ad; DROP TRIGGER memory_search_fts_au;');
-    const again = createSqlMemoryStore(db, { fullText: FTS_ONLY }).forUser('alice');
+    await temp.db.exec('DROP TABLE memory_search_fts; DROP TRIGGER memory_search_fts_ai; DROP TRIGGER memory_search_fts_ad; DROP TRIGGER memory_search_fts_au;');
+    const again = createSqlMemoryStore(temp.db, { fullText: FTS_ONLY }).forUser('alice');
     expect((await again.search('周报')).map((h) => h.kind).sort()).toEqual(['task', 'turn']);
-    expect(await db.get('SELECT COUNT(*) AS n FROM memory_search_fts')).toEqual({ n: 2 });
+    expect(await temp.db.get('SELECT COUNT(*) AS n FROM memory_search_fts')).toEqual({ n: 2 });
   });
 
   it('closes the database only when it opened it', async () => {
-    const shared = createSqlMemoryStore(db);
+    const shared = createSqlMemoryStore(temp.db);
     expect(shared.driver).toBe('sqlite');
     await shared.close();
     await shared.close();
-    expect(await db.get('SELECT 1 AS one')).toEqual({ one: 1 });
-    const owned = await openMemoryStore({ db: join(dir, 'own.db') });
+    expect(await temp.db.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    const owned = await openMemoryStore({ db: join(temp.dir, 'own.db') });
     await owned.forUser('a').addTurns([turn('t', 'x', 0)]);
     await owned.close();
     await expect(owned.forUser('a').countTurns()).rejects.toMatchObject({ code: 'E_USAGE' });
