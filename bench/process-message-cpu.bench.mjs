@@ -4,7 +4,10 @@
 // request's cost once the network is taken away. Prints CPU ms per message (serial, then with
 // `BENCH_PM_CONCURRENCY` messages in flight), the manager's stage means (serial: wall ≈ CPU on an
 // idle machine), and the SQL statements and transactions per message. CPU per message is the
-// measure to compare on a busy shared machine; wall numbers there are not.
+// measure to compare on a busy shared machine; wall numbers there are not. The serial pass also
+// times SQLite itself (statements, and each transaction's BEGIN…COMMIT around its body) and prints
+// what is left without it: the most messages a second two cores could process were storage free
+// (and with no HTTP and no load generator on them) — the ceiling the JavaScript alone sets.
 //
 //   BENCH_PM_MESSAGES      messages per measured pass (default 2000; 600 warm up first)
 //   BENCH_PM_CONCURRENCY   messages in flight in the concurrent pass (default 32)
@@ -28,14 +31,46 @@ const { SERVER_WAL_AUTOCHECKPOINT_PAGES } = await dist('server/open-services.js'
 const dir = mkdtempSync(join(tmpdir(), 'ctxvm-bench-pm-'));
 const raw = await openWarmDatabase({ db: join(dir, 'ctxvm.db'), walAutocheckpointPages: SERVER_WAL_AUTOCHECKPOINT_PAGES });
 // count statements: outside transactions, inside them, and the transactions themselves
-const counts = { reads: 0, writes: 0, txReads: 0, txWrites: 0, transactions: 0 };
+// and time them: better-sqlite3 runs a statement synchronously, inside the call
+const counts = { reads: 0, writes: 0, txReads: 0, txWrites: 0, transactions: 0, sqlMs: 0 };
+const timed = (count, call) => {
+  counts[count]++;
+  const t0 = performance.now();
+  try {
+    return call();
+  } finally {
+    counts.sqlMs += performance.now() - t0;
+  }
+};
 const counted = (ex, inTx) => ({
-  all: (s, p) => (counts[inTx ? 'txReads' : 'reads']++, ex.all(s, p)),
-  get: (s, p) => (counts[inTx ? 'txReads' : 'reads']++, ex.get(s, p)),
-  run: (s, p) => (counts[inTx ? 'txWrites' : 'writes']++, ex.run(s, p)),
+  all: (s, p) => timed(inTx ? 'txReads' : 'reads', () => ex.all(s, p)),
+  get: (s, p) => timed(inTx ? 'txReads' : 'reads', () => ex.get(s, p)),
+  run: (s, p) => timed(inTx ? 'txWrites' : 'writes', () => ex.run(s, p)),
   exec: (s) => ex.exec(s),
 });
-const db = { ...counted(raw, false), dialect: raw.dialect, location: raw.location, close: () => raw.close(), transaction: (fn) => (counts.transactions++, raw.transaction((tx) => fn(counted(tx, true)))) };
+/**
+ * A transaction's own cost — BEGIN, SAVEPOINT, RELEASE, COMMIT (with any checkpoint) — is its
+ * time to settle less its body's. With one message in flight nothing else runs meanwhile, except
+ * the archive queue's own transactions (storage too); with more in flight it counts waits.
+ */
+const transaction = async (fn) => {
+  counts.transactions++;
+  const t0 = performance.now();
+  let body = 0;
+  try {
+    return await raw.transaction(async (tx) => {
+      const b0 = performance.now();
+      try {
+        return await fn(counted(tx, true));
+      } finally {
+        body += performance.now() - b0;
+      }
+    });
+  } finally {
+    counts.sqlMs += performance.now() - t0 - body;
+  }
+};
+const db = { ...counted(raw, false), dialect: raw.dialect, location: raw.location, close: () => raw.close(), transaction };
 const { manager, queue, close } = await createServeWiring(db, dir);
 
 const nextMessage = createMessageMix();
@@ -44,6 +79,8 @@ async function one() {
   const r = await manager.processMessage({ userId: `bench-user-${Math.floor(Math.random() * USERS)}`, text: nextMessage() });
   for (const k in stages) stages[k] += r.metrics.latencyMs[k];
 }
+let cpuMs = 0;
+let sqlMs = 0;
 async function pass(inFlight) {
   for (const k in stages) stages[k] = 0;
   for (const k in counts) counts[k] = 0;
@@ -59,9 +96,11 @@ async function pass(inFlight) {
   await queue.flush(); // the archive's share of the work belongs to these messages
   const cpu = process.cpuUsage(cpu0);
   const per = (x) => (x / MESSAGES).toFixed(2);
+  cpuMs = (cpu.user + cpu.system) / 1000 / MESSAGES;
+  sqlMs = counts.sqlMs / MESSAGES;
   return {
     'in flight': inFlight,
-    'CPU ms/msg': ((cpu.user + cpu.system) / 1000 / MESSAGES).toFixed(2),
+    'CPU ms/msg': cpuMs.toFixed(2),
     'msg/s': (MESSAGES / ((performance.now() - t0) / 1000)).toFixed(0),
     ...Object.fromEntries(Object.entries(stages).map(([k, v]) => [`${k} ms`, per(v)])),
     'reads/msg': per(counts.reads),
@@ -73,10 +112,17 @@ async function pass(inFlight) {
 
 const load0 = loadavg()[0];
 for (let i = 0; i < 600; i++) await one(); // warm-up: JIT, full-text index, users' first turns
-const rows = [await pass(1), await pass(CONCURRENCY)];
+const rows = [await pass(1)];
+const serial = { cpuMs, sqlMs };
+rows.push(await pass(CONCURRENCY));
 console.log(`\nbench:process-message-cpu — processMessage in-process, ${USERS} users, ${MESSAGES} messages a pass (load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)})\n`);
 table(rows);
 console.log('\nstage columns are wall-time means from the manager (concurrent pass: including waits)');
+const withoutSql = serial.cpuMs - serial.sqlMs;
+console.log(
+  `serial pass: SQLite ${serial.sqlMs.toFixed(2)} ms of ${serial.cpuMs.toFixed(2)} CPU ms a message (${((serial.sqlMs / serial.cpuMs) * 100).toFixed(0)}%); ` +
+    `without it ${withoutSql.toFixed(2)} ms: at most ${Math.floor(2000 / withoutSql)} messages/s on 2 cores were storage free (no HTTP, no load generator)`,
+);
 await close();
 await raw.close();
 rmSync(dir, { recursive: true, force: true });
