@@ -38,6 +38,7 @@ export interface DroppedItem {
   id: string;
   /** "budget" (no room even compressed), "duplicate", "stale", … */
   reason: string;
+  /** Tokens its full line would have taken (its text and newline; the packer's own count). */
   tokens: number;
 }
 

@@ -31,20 +31,55 @@ function weightOf(text: string): number {
  * would not be meaningfully shorter. A single long sentence is cut at clause boundaries instead.
  */
 export function keySentence(text: string, queryTerms: ReadonlySet<string>, analyzer: SearchAnalyzer): string | undefined {
+  const units = keyUnits(text, analyzer);
+  return units && keySentenceOf(units, queryTerms);
+}
+
+/**
+ * What `keySentence` needs of a text whatever the query: its sentences (or clauses) and their
+ * distinct terms. Worked out once for a text that comes back query after query (a stored turn),
+ * `keySentenceOf` then only counts shared terms, and hands back the same string for the same
+ * choice (strings a memo has already hashed).
+ */
+export interface KeyUnits {
+  readonly units: readonly string[];
+  /** Distinct analyzer terms of each unit. */
+  readonly terms: ReadonlyArray<readonly string[]>;
+  readonly trimmedLength: number;
+  /** Key sentence by the unit that shares most terms; null: not meaningfully shorter. */
+  readonly keys: Map<number, string | null>;
+}
+
+/** The text's units, or undefined when it is too short or one unit (it never compresses). */
+export function keyUnits(text: string, analyzer: SearchAnalyzer): KeyUnits | undefined {
   const trimmed = text.trim();
   if (weightOf(trimmed) < MIN_COMPRESS_WEIGHT) return undefined;
   let units = splitUnits(trimmed, SENTENCE_END);
   if (units.length < 2) units = splitUnits(trimmed, CLAUSE_END);
   if (units.length < 2) return undefined;
+  return { units, terms: units.map((u) => [...new Set(analyzer(u))]), trimmedLength: trimmed.length, keys: new Map() };
+}
+
+/** `keySentence` of the text `k` was made from. */
+export function keySentenceOf(k: KeyUnits, queryTerms: ReadonlySet<string>): string | undefined {
+  const { units } = k;
   let best = 0;
   let bestScore = -1;
   for (let i = 0; i < units.length; i++) {
-    const score = sharedTerms(units[i]!, queryTerms, analyzer);
+    const score = sharedTerms(k.terms[i]!, queryTerms);
     if (score > bestScore) {
       best = i;
       bestScore = score;
     }
   }
+  let key = k.keys.get(best);
+  if (key === undefined) k.keys.set(best, (key = keyAround(k, best)));
+  return key ?? undefined;
+}
+
+/** The key sentence around unit `best`: it, and its neighbours while it weighs too little. */
+function keyAround(k: KeyUnits, best: number): string | null {
+  const { units } = k;
   let from = best;
   let to = best;
   while (weightOf(span(units, from, to)) < MIN_KEY_WEIGHT && (from > 0 || to < units.length - 1)) {
@@ -52,7 +87,7 @@ export function keySentence(text: string, queryTerms: ReadonlySet<string>, analy
     else from--;
   }
   const kept = span(units, from, to);
-  if (kept.length > trimmed.length * 0.8) return undefined;
+  if (kept.length > k.trimmedLength * 0.8) return null;
   return `${from > 0 ? '… ' : ''}${kept}${to < units.length - 1 ? ' …' : ''}`;
 }
 
@@ -73,9 +108,9 @@ function span(units: readonly string[], from: number, to: number): string {
   return out;
 }
 
-function sharedTerms(unit: string, queryTerms: ReadonlySet<string>, analyzer: SearchAnalyzer): number {
+function sharedTerms(unitTerms: readonly string[], queryTerms: ReadonlySet<string>): number {
   if (queryTerms.size === 0) return 0;
-  const seen = new Set<string>();
-  for (const term of analyzer(unit)) if (queryTerms.has(term)) seen.add(term);
-  return seen.size;
+  let shared = 0;
+  for (const term of unitTerms) if (queryTerms.has(term)) shared++;
+  return shared;
 }

@@ -13,12 +13,13 @@
 import type { SearchAnalyzer } from '../analyzer.js';
 import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
 import type { Turn } from '../model.js';
-import { keySentence } from './compress.js';
+import { keySentenceOf, keyUnits, type KeyUnits } from './compress.js';
 import type { ResolvedRebuildOptions } from './options.js';
 import type { PackCandidate } from './pack.js';
 import { inDateWindow, type QueryInfo } from './query.js';
 import { formatLocalDate as formatDate, formatLocalTime as formatDateTime } from '../format-time.js';
 import { instantKey, naturalKey, oneLine } from './render.js';
+import { createTextMemo, type TextMemo } from '../../text/text-memo.js';
 import { combine, decay, normaliseHits } from './score.js';
 
 interface Scored {
@@ -49,10 +50,19 @@ export async function historyCandidates(
   const around = before + after > 0 ? await neighbourhoods(store, ids, before, after) : undefined;
   const turns = around ? ids.flatMap((id) => around.get(id)?.filter((n) => n.id === id) ?? []) : await store.getTurns(ids);
   const entity = entitySignal(turns, query);
+  const rendered = renderedTurnsOf(analyzer);
+  const render = (turn: Turn) => renderedTurn(rendered, store.userId, turn, analyzer);
+  // A turn is met several times (a hit, a neighbour of others): its group is worked out once.
+  const groups = new Map<string, string>();
+  const groupOf = (turn: Turn) => {
+    let g = groups.get(turn.id);
+    if (g === undefined) groups.set(turn.id, (g = groupKey(turn, o)));
+    return g;
+  };
   const ranked = turns
     .map((turn) => ({
       turn,
-      order: turnOrder(turn),
+      order: render(turn).order,
       score: combine(
         {
           fullText: fullText.get(`turn:${turn.id}`) ?? 0,
@@ -77,7 +87,7 @@ export async function historyCandidates(
     }
   };
   for (const [rank, { turn, score }] of ranked.entries()) {
-    const session = groupKey(turn, o);
+    const session = groupOf(turn);
     const k = perSession.get(session) ?? 0;
     perSession.set(session, k + 1);
     const priority = score / (1 + tuning.sessionDamping * k);
@@ -85,33 +95,32 @@ export async function historyCandidates(
     const near = around?.get(turn.id) ?? [];
     const self = near.findIndex((n) => n.id === turn.id);
     for (const [i, n] of near.entries()) {
-      if (i === self || excluded.has(n.id) || groupKey(n, o) !== session) continue;
+      if (i === self || excluded.has(n.id) || groupOf(n) !== session) continue;
       keep({ turn: n, priority: priority * Math.pow(tuning.neighbourFactor, Math.abs(i - self)), hit: false, rank });
     }
   }
 
   const groupStart = new Map<string, number>();
   for (const { turn } of byId.values()) {
-    const g = groupKey(turn, o);
+    const g = groupOf(turn);
     groupStart.set(g, Math.min(groupStart.get(g) ?? Infinity, turn.atMs));
   }
   const out: PackCandidate[] = [];
   for (const s of byId.values()) {
     const { turn } = s;
-    const who = turn.speaker ?? ROLE_LABEL[turn.role];
-    const body = oneLine(turn.text);
-    const key = keySentence(body, query.terms, analyzer);
-    const g = groupKey(turn, o);
+    const r = render(turn);
+    const compact = r.key && compactLine(r, keySentenceOf(r.key, query.terms));
+    const g = groupOf(turn);
     out.push({
       layer: 'history',
       kind: 'turn',
       id: turn.id,
       sources: [turn.id],
-      full: `${who}: ${body}`,
-      ...(key !== undefined ? { compact: `${who}: ${key}` } : {}),
+      full: r.full,
+      ...(compact !== undefined ? { compact } : {}),
       priority: s.priority,
       preferCompact: !s.hit || s.rank >= tuning.fullHits,
-      order: turnOrder(turn),
+      order: r.order,
       group: g,
       groupHeader: `## ${formatDateTime(groupStart.get(g)!, o.timeZone)}`,
     });
@@ -142,6 +151,58 @@ function mentions(turn: Turn, name: string): boolean {
 }
 
 const ROLE_LABEL = { user: 'User', assistant: 'Assistant', system: 'System' } as const;
+
+/**
+ * A stored turn as the history layer renders it whatever the query: its full line, its key
+ * sentence units, and the compact lines made so far. A user's turns come back rebuild after
+ * rebuild as new objects read from the store; kept here, a turn is not split and analysed again,
+ * and its lines are the same strings each time, so the packer's memo of line costs finds them
+ * without hashing them anew.
+ */
+interface RenderedTurn {
+  text: string;
+  who: string;
+  atMs: number;
+  /** `turnOrder` of the turn. */
+  order: string;
+  full: string;
+  key: KeyUnits | undefined;
+  /** Compact line by key sentence. */
+  compacts: Map<string, string>;
+}
+
+/**
+ * Rendered turns held per analyzer (the terms depend on it), by user and turn id, oldest out
+ * first; each weighs twice its text, so 4 Mi holds 2 Mi characters of turns (at most ~12 MiB with
+ * the lines and units made of them).
+ */
+const RENDERED_TURN_CHARS = 1 << 23;
+const renderedTurns = new WeakMap<SearchAnalyzer, TextMemo<RenderedTurn>>();
+
+function renderedTurnsOf(analyzer: SearchAnalyzer): TextMemo<RenderedTurn> {
+  let memo = renderedTurns.get(analyzer);
+  if (!memo) renderedTurns.set(analyzer, (memo = createTextMemo<RenderedTurn>({ maxTotalChars: RENDERED_TURN_CHARS }, (r) => 2 * r.text.length)));
+  return memo;
+}
+
+function renderedTurn(memo: TextMemo<RenderedTurn>, userId: string, turn: Turn, analyzer: SearchAnalyzer): RenderedTurn {
+  const who = turn.speaker ?? ROLE_LABEL[turn.role];
+  const id = `${userId}\u0000${turn.id}`;
+  const known = memo.get(id);
+  // (a user's turn does not change, but a user deleted and imported again may reuse its ids)
+  if (known && known.text === turn.text && known.who === who && known.atMs === turn.atMs) return known;
+  const body = oneLine(turn.text);
+  const r: RenderedTurn = { text: turn.text, who, atMs: turn.atMs, order: turnOrder(turn), full: `${who}: ${body}`, key: keyUnits(body, analyzer), compacts: new Map() };
+  if (!known) memo.set(id, r);
+  return r;
+}
+
+function compactLine(r: RenderedTurn, key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  let line = r.compacts.get(key);
+  if (line === undefined) r.compacts.set(key, (line = `${r.who}: ${key}`));
+  return line;
+}
 
 /** Session of a turn, or its calendar day when the source has no sessions. */
 function groupKey(turn: Turn, o: ResolvedRebuildOptions): string {

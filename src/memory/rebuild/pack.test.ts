@@ -43,6 +43,9 @@ describe('packContext', () => {
     const worstPacked = Math.min(...history.filter((c) => packed.has(c.id)).map((c) => c.priority));
     for (const d of result.dropped) expect(history.find((c) => c.id === d.id)!.priority).toBeLessThan(worstPacked);
     expect(result.dropped.every((d) => d.reason === 'budget')).toBe(true);
+    // A dropped item says what its full line would have taken.
+    expect(result.dropped.length).toBeGreaterThan(0);
+    for (const d of result.dropped) expect(d.tokens).toBe(tokens.count(`${history.find((c) => c.id === d.id)!.full}\n`));
   });
 
   it('compresses an item before it drops it', () => {

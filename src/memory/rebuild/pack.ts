@@ -182,7 +182,7 @@ export function packContext(candidates: readonly PackCandidate[], budgetTokens: 
     }
   }
 
-  return finish(states, budgetTokens, tokens, cost, textLineCost);
+  return finish(states, budgetTokens, tokens, textLineCost);
 }
 
 /**
@@ -212,7 +212,6 @@ function finish(
   states: Map<LayerName, LayerState>,
   budgetTokens: number,
   tokens: TokenCounter,
-  cost: (text: string) => number,
   lineCost: (line: string) => number,
 ): PackResult {
   for (;;) {
@@ -232,7 +231,7 @@ function finish(
       const dropped: DroppedItem[] = [];
       for (const name of LAYER_NAMES) {
         for (const c of states.get(name)!.candidates) {
-          if (!states.get(name)!.placed.has(c)) dropped.push({ layer: name, kind: c.kind, id: c.id, reason: 'budget', tokens: cost(c.full) });
+          if (!states.get(name)!.placed.has(c)) dropped.push({ layer: name, kind: c.kind, id: c.id, reason: 'budget', tokens: lineCost(c.full) });
         }
       }
       return { text, tokens: total, stablePrefixChars, layers, dropped };

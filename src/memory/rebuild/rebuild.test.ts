@@ -106,6 +106,26 @@ describe('rebuildContext', () => {
     expect(turn!.text.length).toBeLessThan(120);
   });
 
+  it("renders each user's own turn where two users share a turn id, and each query's own key sentence", async () => {
+    const historyOnly = base({ budgetTokens: 50, systemPrompt: '', layerShares: { system: 0, profile: 0, project: 0, tasks: 0, memories: 0 } });
+    const bob = store.forUser('bob-shares-turn-ids');
+    const text =
+      'I adopted a dog called Rex last spring. He loves long walks by the river on Sunday mornings with the whole family. Also he barks at the vacuum cleaner and the mail carrier every single morning, which wakes the street.';
+    await bob.addTurns([{ id: 't5', role: 'user', speaker: 'Bob', text, atMs: T0 - DAY, sessionId: null }]);
+    const t5 = async (who: UserMemoryStore, query: string) => itemsOf(await rebuildContext(who, query, historyOnly), 'history').find((i) => i.id === 't5')!;
+    // (rendered turns are remembered between rebuilds: asked twice, each answer must stay its user's)
+    for (let round = 0; round < 2; round++) {
+      expect((await t5(user, 'vacuum cleaner')).text).toContain('hides under the bed');
+      const bobs = await t5(bob, 'vacuum cleaner');
+      expect(bobs.text).toMatch(/^Bob: /);
+      expect(bobs.text).toContain('barks at the vacuum cleaner');
+      const walks = await t5(bob, 'long walks by the river');
+      expect(walks).toMatchObject({ compressed: true });
+      expect(walks.text).toContain('long walks by the river');
+      expect(walks.text).not.toContain('vacuum');
+    }
+  });
+
   it('records the records it used, which then weigh more', async () => {
     await rebuildContext(user, 'What is my cat called?', base({ touch: true, now: T0 + HOUR }));
     const facts = await user.listFacts();
