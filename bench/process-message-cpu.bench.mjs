@@ -11,6 +11,9 @@
 //
 //   BENCH_PM_MESSAGES      messages per measured pass (default 2000; 600 warm up first)
 //   BENCH_PM_CONCURRENCY   messages in flight in the concurrent pass (default 32)
+//   BENCH_PM_GROWTH        further serial passes, each printed with the users' messages so far
+//                          (default 0): a message costs more as its user's history grows (the
+//                          history layer ranks more turns), up to the rebuild's search limit
 //
 // Needs dist/ (`npm run build`).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -123,6 +126,18 @@ console.log(
   `serial pass: SQLite ${serial.sqlMs.toFixed(2)} ms of ${serial.cpuMs.toFixed(2)} CPU ms a message (${((serial.sqlMs / serial.cpuMs) * 100).toFixed(0)}%); ` +
     `without it ${withoutSql.toFixed(2)} ms: at most ${Math.floor(2000 / withoutSql)} messages/s on 2 cores were storage free (no HTTP, no load generator)`,
 );
+const GROWTH = Number(process.env.BENCH_PM_GROWTH ?? 0);
+if (GROWTH > 0) {
+  const growth = [];
+  let sent = 600 + 2 * MESSAGES;
+  for (let i = 0; i < GROWTH; i++) {
+    const row = await pass(1);
+    sent += MESSAGES;
+    growth.push({ 'messages a user (mean)': (sent / USERS).toFixed(0), 'CPU ms/msg': row['CPU ms/msg'], 'SQLite ms/msg': sqlMs.toFixed(2), 'rebuild ms': row['rebuild ms'] });
+  }
+  console.log('\nas histories grow (serial passes):\n');
+  table(growth);
+}
 await close();
 await raw.close();
 rmSync(dir, { recursive: true, force: true });
