@@ -38,16 +38,16 @@ export function keySentence(text: string, queryTerms: ReadonlySet<string>, analy
 /**
  * What `keySentence` needs of a text whatever the query: its sentences (or clauses) and their
  * distinct terms. Worked out once for a text that comes back query after query (a stored turn),
- * `keySentenceOf` then only counts shared terms, and hands back the same string for the same
- * choice (strings a memo has already hashed).
+ * `keyUnitOf` then only counts shared terms, and `keyAt` hands back the same string for the same
+ * choice (a string a memo has already hashed).
  */
 export interface KeyUnits {
   readonly units: readonly string[];
   /** Distinct analyzer terms of each unit. */
   readonly terms: ReadonlyArray<readonly string[]>;
   readonly trimmedLength: number;
-  /** Key sentence by the unit that shares most terms; null: not meaningfully shorter. */
-  readonly keys: Map<number, string | null>;
+  /** Key sentence by the unit it is made around; null: not meaningfully shorter. */
+  readonly keys: Array<string | null | undefined>;
 }
 
 /** The text's units, or undefined when it is too short or one unit (it never compresses). */
@@ -57,24 +57,39 @@ export function keyUnits(text: string, analyzer: SearchAnalyzer): KeyUnits | und
   let units = splitUnits(trimmed, SENTENCE_END);
   if (units.length < 2) units = splitUnits(trimmed, CLAUSE_END);
   if (units.length < 2) return undefined;
-  return { units, terms: units.map((u) => [...new Set(analyzer(u))]), trimmedLength: trimmed.length, keys: new Map() };
+  return { units, terms: units.map((u) => distinct(analyzer(u))), trimmedLength: trimmed.length, keys: [] };
 }
 
-/** `keySentence` of the text `k` was made from. */
-export function keySentenceOf(k: KeyUnits, queryTerms: ReadonlySet<string>): string | undefined {
-  const { units } = k;
+/** The unit sharing most distinct terms with the query (ties: the earlier one; none shared: the first). */
+export function keyUnitOf(k: KeyUnits, queryTerms: ReadonlySet<string>): number {
   let best = 0;
   let bestScore = -1;
-  for (let i = 0; i < units.length; i++) {
+  for (let i = 0; i < k.units.length; i++) {
     const score = sharedTerms(k.terms[i]!, queryTerms);
     if (score > bestScore) {
       best = i;
       bestScore = score;
     }
   }
-  let key = k.keys.get(best);
-  if (key === undefined) k.keys.set(best, (key = keyAround(k, best)));
+  return best;
+}
+
+/** The key sentence made around unit `best` (see `keySentence`). */
+export function keyAt(k: KeyUnits, best: number): string | undefined {
+  let key = k.keys[best];
+  if (key === undefined) k.keys[best] = key = keyAround(k, best);
   return key ?? undefined;
+}
+
+/** `keySentence` of the text `k` was made from. */
+export function keySentenceOf(k: KeyUnits, queryTerms: ReadonlySet<string>): string | undefined {
+  return keyAt(k, keyUnitOf(k, queryTerms));
+}
+
+/** `terms` without repeats (the array itself when it has none: a memoized analyzer's is shared). */
+function distinct(terms: readonly string[]): readonly string[] {
+  const set = new Set(terms);
+  return set.size === terms.length ? terms : [...set];
 }
 
 /** The key sentence around unit `best`: it, and its neighbours while it weighs too little. */

@@ -13,7 +13,7 @@
 import type { SearchAnalyzer } from '../analyzer.js';
 import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
 import type { Turn } from '../model.js';
-import { keySentenceOf, keyUnits, type KeyUnits } from './compress.js';
+import { keyAt, keyUnitOf, keyUnits, type KeyUnits } from './compress.js';
 import type { ResolvedRebuildOptions } from './options.js';
 import type { PackCandidate } from './pack.js';
 import { inDateWindow, type QueryInfo } from './query.js';
@@ -109,7 +109,7 @@ export async function historyCandidates(
   for (const s of byId.values()) {
     const { turn } = s;
     const r = render(turn);
-    const compact = r.key && compactLine(r, keySentenceOf(r.key, query.terms));
+    const compact = r.key && compactLine(r, r.key, keyUnitOf(r.key, query.terms));
     const g = groupOf(turn);
     out.push({
       layer: 'history',
@@ -167,21 +167,23 @@ interface RenderedTurn {
   order: string;
   full: string;
   key: KeyUnits | undefined;
-  /** Compact line by key sentence. */
-  compacts: Map<string, string>;
+  /** Compact line by the unit its key sentence is made around (null: none shorter). */
+  compacts: Array<string | null | undefined>;
 }
 
 /**
  * Rendered turns held per analyzer (the terms depend on it), by user and turn id, oldest out
- * first; each weighs twice its text, so 4 Mi holds 2 Mi characters of turns (at most ~12 MiB with
- * the lines and units made of them).
+ * first, each weighed at about its bytes in the heap (measured: ~1.45 KB a turn of 127
+ * characters with its lines, units and objects), up to ~32 MiB: ~22,000 such turns, three
+ * quarters of what 200 users bring back by their ~70th message (bench/process-message-cpu.bench.mjs
+ * with BENCH_PM_GROWTH).
  */
-const RENDERED_TURN_CHARS = 1 << 23;
+const RENDERED_TURN_BYTES = 32 << 20;
 const renderedTurns = new WeakMap<SearchAnalyzer, TextMemo<RenderedTurn>>();
 
 function renderedTurnsOf(analyzer: SearchAnalyzer): TextMemo<RenderedTurn> {
   let memo = renderedTurns.get(analyzer);
-  if (!memo) renderedTurns.set(analyzer, (memo = createTextMemo<RenderedTurn>({ maxTotalChars: RENDERED_TURN_CHARS }, (r) => 2 * r.text.length)));
+  if (!memo) renderedTurns.set(analyzer, (memo = createTextMemo<RenderedTurn>({ maxTotalChars: RENDERED_TURN_BYTES }, (r) => 4 * r.text.length + 1024)));
   return memo;
 }
 
@@ -192,16 +194,18 @@ function renderedTurn(memo: TextMemo<RenderedTurn>, userId: string, turn: Turn, 
   // (a user's turn does not change, but a user deleted and imported again may reuse its ids)
   if (known && known.text === turn.text && known.who === who && known.atMs === turn.atMs) return known;
   const body = oneLine(turn.text);
-  const r: RenderedTurn = { text: turn.text, who, atMs: turn.atMs, order: turnOrder(turn), full: `${who}: ${body}`, key: keyUnits(body, analyzer), compacts: new Map() };
+  const r: RenderedTurn = { text: turn.text, who, atMs: turn.atMs, order: turnOrder(turn), full: `${who}: ${body}`, key: keyUnits(body, analyzer), compacts: [] };
   if (!known) memo.set(id, r);
   return r;
 }
 
-function compactLine(r: RenderedTurn, key: string | undefined): string | undefined {
-  if (key === undefined) return undefined;
-  let line = r.compacts.get(key);
-  if (line === undefined) r.compacts.set(key, (line = `${r.who}: ${key}`));
-  return line;
+function compactLine(r: RenderedTurn, units: KeyUnits, best: number): string | undefined {
+  let line = r.compacts[best];
+  if (line === undefined) {
+    const key = keyAt(units, best);
+    r.compacts[best] = line = key === undefined ? null : `${r.who}: ${key}`;
+  }
+  return line ?? undefined;
 }
 
 /** Session of a turn, or its calendar day when the source has no sessions. */
