@@ -27,6 +27,9 @@ requireDist();
 const MESSAGES = Number(process.env.BENCH_PM_MESSAGES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_PM_CONCURRENCY ?? 32);
 const USERS = 200;
+const WARM_UP = 600;
+/** CPU ms two cores give in a second. */
+const TWO_CORES_MS = 2 * 1000;
 const dist = (p) => import(join(root, 'dist', p));
 const { openWarmDatabase } = await dist('store/warm/open.js');
 const { SERVER_WAL_AUTOCHECKPOINT_PAGES } = await dist('server/open-services.js');
@@ -82,8 +85,7 @@ async function one() {
   const r = await manager.processMessage({ userId: `bench-user-${Math.floor(Math.random() * USERS)}`, text: nextMessage() });
   for (const k in stages) stages[k] += r.metrics.latencyMs[k];
 }
-let cpuMs = 0;
-let sqlMs = 0;
+/** One pass: its table row, and its CPU and SQLite ms a message. */
 async function pass(inFlight) {
   for (const k in stages) stages[k] = 0;
   for (const k in counts) counts[k] = 0;
@@ -99,9 +101,8 @@ async function pass(inFlight) {
   await queue.flush(); // the archive's share of the work belongs to these messages
   const cpu = process.cpuUsage(cpu0);
   const per = (x) => (x / MESSAGES).toFixed(2);
-  cpuMs = (cpu.user + cpu.system) / 1000 / MESSAGES;
-  sqlMs = counts.sqlMs / MESSAGES;
-  return {
+  const cpuMs = (cpu.user + cpu.system) / 1000 / MESSAGES;
+  const row = {
     'in flight': inFlight,
     'CPU ms/msg': cpuMs.toFixed(2),
     'msg/s': (MESSAGES / ((performance.now() - t0) / 1000)).toFixed(0),
@@ -111,27 +112,27 @@ async function pass(inFlight) {
     'tx/msg': per(counts.transactions),
     'in-tx statements/msg': per(counts.txReads + counts.txWrites),
   };
+  return { row, cpuMs, sqlMs: counts.sqlMs / MESSAGES };
 }
 
 const load0 = loadavg()[0];
-for (let i = 0; i < 600; i++) await one(); // warm-up: JIT, full-text index, users' first turns
-const rows = [await pass(1)];
-const serial = { cpuMs, sqlMs };
-rows.push(await pass(CONCURRENCY));
+for (let i = 0; i < WARM_UP; i++) await one(); // warm-up: JIT, full-text index, users' first turns
+const serial = await pass(1);
+const rows = [serial.row, (await pass(CONCURRENCY)).row];
 console.log(`\nbench:process-message-cpu — processMessage in-process, ${USERS} users, ${MESSAGES} messages a pass (load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)})\n`);
 table(rows);
 console.log('\nstage columns are wall-time means from the manager (concurrent pass: including waits)');
 const withoutSql = serial.cpuMs - serial.sqlMs;
 console.log(
   `serial pass: SQLite ${serial.sqlMs.toFixed(2)} ms of ${serial.cpuMs.toFixed(2)} CPU ms a message (${((serial.sqlMs / serial.cpuMs) * 100).toFixed(0)}%); ` +
-    `without it ${withoutSql.toFixed(2)} ms: at most ${Math.floor(2000 / withoutSql)} messages/s on 2 cores were storage free (no HTTP, no load generator)`,
+    `without it ${withoutSql.toFixed(2)} ms: at most ${Math.floor(TWO_CORES_MS / withoutSql)} messages/s on 2 cores were storage free (no HTTP, no load generator)`,
 );
 const GROWTH = Number(process.env.BENCH_PM_GROWTH ?? 0);
 if (GROWTH > 0) {
   const growth = [];
-  let sent = 600 + 2 * MESSAGES;
+  let sent = WARM_UP + 2 * MESSAGES;
   for (let i = 0; i < GROWTH; i++) {
-    const row = await pass(1);
+    const { row, sqlMs } = await pass(1);
     sent += MESSAGES;
     growth.push({ 'messages a user (mean)': (sent / USERS).toFixed(0), 'CPU ms/msg': row['CPU ms/msg'], 'SQLite ms/msg': sqlMs.toFixed(2), 'rebuild ms': row['rebuild ms'] });
   }

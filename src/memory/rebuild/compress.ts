@@ -32,22 +32,19 @@ function weightOf(text: string): number {
  */
 export function keySentence(text: string, queryTerms: ReadonlySet<string>, analyzer: SearchAnalyzer): string | undefined {
   const units = keyUnits(text, analyzer);
-  return units && keySentenceOf(units, queryTerms);
+  return units && keyAt(units, keyUnitOf(units, queryTerms));
 }
 
 /**
  * What `keySentence` needs of a text whatever the query: its sentences (or clauses) and their
  * distinct terms. Worked out once for a text that comes back query after query (a stored turn),
- * `keyUnitOf` then only counts shared terms, and `keyAt` hands back the same string for the same
- * choice (a string a memo has already hashed).
+ * `keyUnitOf` then only counts shared terms.
  */
 export interface KeyUnits {
   readonly units: readonly string[];
   /** Distinct analyzer terms of each unit. */
   readonly terms: ReadonlyArray<readonly string[]>;
   readonly trimmedLength: number;
-  /** Key sentence by the unit it is made around; null: not meaningfully shorter. */
-  readonly keys: Array<string | null | undefined>;
 }
 
 /** The text's units, or undefined when it is too short or one unit (it never compresses). */
@@ -57,7 +54,7 @@ export function keyUnits(text: string, analyzer: SearchAnalyzer): KeyUnits | und
   let units = splitUnits(trimmed, SENTENCE_END);
   if (units.length < 2) units = splitUnits(trimmed, CLAUSE_END);
   if (units.length < 2) return undefined;
-  return { units, terms: units.map((u) => distinct(analyzer(u))), trimmedLength: trimmed.length, keys: [] };
+  return { units, terms: units.map((u) => distinct(analyzer(u))), trimmedLength: trimmed.length };
 }
 
 /** The unit sharing most distinct terms with the query (ties: the earlier one; none shared: the first). */
@@ -74,17 +71,6 @@ export function keyUnitOf(k: KeyUnits, queryTerms: ReadonlySet<string>): number 
   return best;
 }
 
-/** The key sentence made around unit `best` (see `keySentence`). */
-export function keyAt(k: KeyUnits, best: number): string | undefined {
-  let key = k.keys[best];
-  if (key === undefined) k.keys[best] = key = keyAround(k, best);
-  return key ?? undefined;
-}
-
-/** `keySentence` of the text `k` was made from. */
-export function keySentenceOf(k: KeyUnits, queryTerms: ReadonlySet<string>): string | undefined {
-  return keyAt(k, keyUnitOf(k, queryTerms));
-}
 
 /** `terms` without repeats (the array itself when it has none: a memoized analyzer's is shared). */
 function distinct(terms: readonly string[]): readonly string[] {
@@ -92,8 +78,11 @@ function distinct(terms: readonly string[]): readonly string[] {
   return set.size === terms.length ? terms : [...set];
 }
 
-/** The key sentence around unit `best`: it, and its neighbours while it weighs too little. */
-function keyAround(k: KeyUnits, best: number): string | null {
+/**
+ * The key sentence around unit `best` (see `keySentence`): it, and its neighbours while it weighs
+ * too little; undefined when that would not be meaningfully shorter.
+ */
+export function keyAt(k: KeyUnits, best: number): string | undefined {
   const { units } = k;
   let from = best;
   let to = best;
@@ -102,7 +91,7 @@ function keyAround(k: KeyUnits, best: number): string | null {
     else from--;
   }
   const kept = span(units, from, to);
-  if (kept.length > k.trimmedLength * 0.8) return null;
+  if (kept.length > k.trimmedLength * 0.8) return undefined;
   return `${from > 0 ? '… ' : ''}${kept}${to < units.length - 1 ? ' …' : ''}`;
 }
 

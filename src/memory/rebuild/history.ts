@@ -199,6 +199,7 @@ function renderedTurn(memo: TextMemo<RenderedTurn>, userId: string, turn: Turn, 
   return r;
 }
 
+/** The compact line around unit `best`, made once per turn and unit. */
 function compactLine(r: RenderedTurn, units: KeyUnits, best: number): string | undefined {
   let line = r.compacts[best];
   if (line === undefined) {
