@@ -4,7 +4,7 @@
 // what the agent sent compared with the untouched baseline and with the reference model
 // (scripts/resume-reference.mjs). Findings are summarised in docs/resume-model.md.
 //
-//   node scripts/resume-experiments.mjs [--out DIR] [--jobs N] [--only SUBSTR] [--json]
+//   node scripts/resume-experiments.mjs [--out DIR] [--jobs N] [--only REGEX] [--json]
 //
 // Default out: /tmp/resume-exp. Needs ../shared (corpus, probes, gen-claude-session.mjs) and the
 // CLIs (scripts/install-agent-clis.sh). Run from the project root (gpt-tokenizer for o200k).
@@ -48,6 +48,14 @@ const BASES = {
   S: join(S, 'claude-code/aforge/projects/-root/a8117384-8a7e-445b-9af0-ab182dd62c51/subagents/agent-a2d804e54437fc4c6.jsonl'),
   X: join(S, 'codex/usereq/sessions/2025/12/15/rollout-2025-12-15T14-40-50-019b223e-0dc7-7f72-94d5-2a5a495afaef.jsonl'),
   Y: join(S, 'codex/neurodata/sessions/2025/09/29/rollout-2025-09-29T13-09-19-01999469-65fd-7fa2-ab93-d24bb4c714cb.jsonl'),
+  // sessions in the wild (issue 22)
+  P: join(S, 'claude-code/austinweitao__claude-backup/projects/-home-cwtrocks-android-avd/sessions/c6455dae-26cd-4ba2-a2b9-7b8e4675e19c.jsonl'),
+  Q: join(S, 'claude-code/austinweitao__claude-backup/projects/-home-cwtrocks-android-avd/sessions/3e89eb15-32e7-43f8-8734-8d47310263ea.jsonl'),
+  L: join(S, 'claude-code/leejunha781__Codex/.claude/projects/C--Users-namma--claude/12cd7dd6-343f-4812-bb4d-7a35d72cc817.jsonl'),
+  O: join(S, 'claude-code/4thehalibit__omarchy-backup/.claude/projects/-home-vwestberg-Claude/512f6c74-f82f-4adb-9719-4ae90076677c.jsonl'),
+  F: join(S, 'codex/7567491__Feishu_ClaudeCode/.codex/sessions/2025/11/27/rollout-2025-11-27T11-34-23-019ac360-5c21-7a01-8840-7a5de9d3da2a.jsonl'),
+  G: join(S, 'codex/7567491__Feishu_ClaudeCode/.codex/sessions/2025/11/28/rollout-2025-11-28T22-33-42-019acae2-56c7-73c2-a045-02820622bdaa.jsonl'),
+  V: join(S, 'codex/LAF-US__IDAHO-VAULT/.codex/sessions/2026/04/19/rollout-2026-04-19T22-04-58-019da910-1d2d-7883-b552-6e3adf8a4ed9.jsonl'),
 };
 
 // A session as editable rows; untouched rows are written back byte for byte.
@@ -78,7 +86,7 @@ const E = [];
 const claude = (name, base, what, f) => E.push({ name, base, agent: 'claude', what, f });
 const codex = (name, base, what, f) => E.push({ name, base, agent: 'codex', what, f });
 
-for (const b of ['A', 'B', 'C', 'D', 'I']) claude(`${b}-baseline`, b, 'unmodified copy', rows => rows);
+for (const b of ['A', 'B', 'C', 'D', 'I', 'P', 'Q', 'L', 'O']) claude(`${b}-baseline`, b, 'unmodified copy', rows => rows);
 claude('A-tool-result-stub-string', 'A', 'every tool_result.content → short stub string', rows => { for (const r of rows) for (const k of blocks(r.obj?.message)) if (k.type === 'tool_result') touch(r, () => { k.content = stub(k.content); }); return rows; });
 claude('A-tool-result-stub-blocks', 'A', 'every tool_result.content → [{type:text, text:stub}]', rows => { for (const r of rows) for (const k of blocks(r.obj?.message)) if (k.type === 'tool_result') touch(r, () => { k.content = [{ type: 'text', text: stub(k.content) }]; }); return rows; });
 claude('A-tool-result-empty-string', 'A', 'every tool_result.content → ""', rows => { for (const r of rows) for (const k of blocks(r.obj?.message)) if (k.type === 'tool_result') touch(r, () => { k.content = ''; }); return rows; });
@@ -144,6 +152,53 @@ codex('Y-compacted-replacement', 'Y', 'insert a compacted line with replacement_
 codex('Y-huge-output', 'Y', 'first function_call_output.output → 400 000 chars', rows => { const r = rows.find(r => r.obj?.payload?.type === 'function_call_output'); touch(r, o => { o.payload.output = 'x'.repeat(199990) + '\nMIDDLE\n' + 'y'.repeat(200000); }); return rows; });
 codex('Y-thread-rolled-back', 'Y', 'append event_msg {type:"thread_rolled_back", num_turns:1}', rows => { rows.push({ raw: JSON.stringify({ timestamp: rows.at(-1).obj.timestamp, type: 'event_msg', payload: { type: 'thread_rolled_back', num_turns: 1 } }) }); return rows; });
 
+// ───────────── sessions in the wild (issue 22): models, thinking, attachments, API errors ─────────────
+const setModel = (rows, pred, model) => { for (const r of rows) if (r.obj?.type === 'assistant' && r.obj.message?.model !== '<synthetic>' && pred(r)) touch(r, o => { o.message.model = model; }); return rows; };
+/** Inserts `obj` (a line of the session) after line n, parented to it; line n's children are re-parented to it. */
+function insertAfter(rows, n, make) {
+  const at = rows.findIndex(r => r.n === n), prev = rows[at].obj;
+  const uuid = crypto.randomUUID();
+  const obj = { parentUuid: prev.uuid, isSidechain: false, userType: prev.userType, cwd: prev.cwd, sessionId: prev.sessionId, version: prev.version, uuid, timestamp: iso(prev.timestamp, 1), ...make(prev) };
+  for (const r of rows) if (r.obj?.parentUuid === prev.uuid) touch(r, o => { o.parentUuid = uuid; });
+  rows.splice(at + 1, 0, { raw: JSON.stringify(obj), obj });
+  return rows;
+}
+const attachment = attachment => () => ({ type: 'attachment', attachment });
+claude('W-B-all-model-retired', 'B', 'every assistant message.model → claude-opus-4-1-20250805 (retired in 2.1.328)', rows => setModel(rows, () => true, 'claude-opus-4-1-20250805'));
+claude('W-B-all-model-sonnet45', 'B', 'every assistant message.model → claude-sonnet-4-5-20250929 (known, not the model that signed the thinking)', rows => setModel(rows, () => true, 'claude-sonnet-4-5-20250929'));
+claude('W-B-mid-model-sonnet45', 'B', 'reply 7NYUKX (lines 12-14, thinking+text+tool_use) message.model → claude-sonnet-4-5-20250929; the last reply stays opus-4-5', rows => setModel(rows, r => r.n >= 12 && r.n <= 14, 'claude-sonnet-4-5-20250929'));
+claude('W-B-last-model-sonnet45', 'B', 'the last reply (lines 30-31) message.model → claude-sonnet-4-5-20250929: the session resumes with sonnet-4-5', rows => setModel(rows, r => r.n >= 30, 'claude-sonnet-4-5-20250929'));
+claude('W-D-model-opus48', 'D', 'every assistant message.model → claude-opus-4-8 (the file ends with /exit local-command lines)', rows => setModel(rows, () => true, 'claude-opus-4-8'));
+claude('W-P-model-opus45', 'P', 'every assistant message.model → claude-opus-4-5-20251101 (c6455dae ends with /exit local-command lines)', rows => setModel(rows, () => true, 'claude-opus-4-5-20251101'));
+claude('W-Q-model-opus45', 'Q', 'every assistant message.model → claude-opus-4-5-20251101 (hook_* and skill_listing attachments, user-role reminders)', rows => setModel(rows, () => true, 'claude-opus-4-5-20251101'));
+claude('W-L-model-opus45', 'L', 'every assistant message.model → claude-opus-4-5-20251101 (file, deferred_tools_delta, mcp_instructions_delta attachments, user-role reminders)', rows => setModel(rows, () => true, 'claude-opus-4-5-20251101'));
+claude('W-O-drop-attachments-relinked', 'O', 'remove every attachment line, children re-parented', rows => removeRelinked(rows, r => r.obj?.type === 'attachment'));
+claude('W-A-skill-listing-after-prompt', 'A', 'insert a skill_listing attachment after line 2 (the first prompt)', rows => insertAfter(rows, 2, attachment({ type: 'skill_listing', content: '- ctxvm-probe: a probe skill', skillCount: 1, isInitial: true })));
+claude('W-A-hook-context-after-result', 'A', 'insert a hook_additional_context attachment after line 5 (a tool_result with string content)', rows => insertAfter(rows, 5, attachment({ type: 'hook_additional_context', content: ['CTXVM HOOK CONTEXT'], hookName: 'PostToolUse', toolUseID: 'toolu_0173gGuN8G4FkjzEPrXPe2ea', hookEvent: 'PostToolUse' })));
+claude('W-A-hook-context-after-array-result', 'A', 'line 5 tool_result content → [text block], then a hook_additional_context attachment after it', rows => { touch(row(rows, 5), o => { o.message.content[0].content = [{ type: 'text', text: 'RESULT AS BLOCK' }]; }); return insertAfter(rows, 5, attachment({ type: 'hook_additional_context', content: ['CTXVM HOOK CONTEXT'], hookName: 'PostToolUse', toolUseID: 'toolu_0173gGuN8G4FkjzEPrXPe2ea', hookEvent: 'PostToolUse' })); });
+claude('W-A-hook-success-after-prompt', 'A', 'insert hook_success (UserPromptSubmit) and hook_system_message attachments after line 2', rows => { insertAfter(rows, 2, attachment({ type: 'hook_system_message', content: 'CTXVM SYSTEM MESSAGE', hookName: 'UserPromptSubmit', hookEvent: 'UserPromptSubmit', toolUseID: 'x' })); return insertAfter(rows, 2, attachment({ type: 'hook_success', content: 'CTXVM HOOK OUTPUT', hookName: 'UserPromptSubmit', hookEvent: 'UserPromptSubmit', toolUseID: 'x', exitCode: 0, command: 'echo', durationMs: 1 })); });
+claude('W-A-unknown-attachment', 'A', 'insert an attachment of an unknown type after line 2', rows => insertAfter(rows, 2, attachment({ type: 'ctxvm_unknown_kind', content: 'CTXVM UNKNOWN ATTACHMENT' })));
+claude('W-A-tool-reference', 'A', 'line 5 tool_result content → [{type:tool_reference, tool_name:Read}]', rows => { touch(row(rows, 5), o => { o.message.content[0].content = [{ type: 'tool_reference', tool_name: 'Read' }]; }); return rows; });
+claude('W-A-api-error-between-prompts', 'A', 'after line 2 insert an API-error reply and a second prompt "CTXVM AFTER API ERROR"', rows => { insertAfter(rows, 2, () => ({ type: 'user', message: { role: 'user', content: 'CTXVM AFTER API ERROR' } })); return insertAfter(rows, 2, (p) => ({ type: 'assistant', isApiErrorMessage: true, message: { id: 'msg_api_error', model: '<synthetic>', role: 'assistant', type: 'message', content: [{ type: 'text', text: 'API Error: 500 overloaded' }], stop_reason: 'stop_sequence' } })); });
+claude('W-A-orphan-first-result', 'A', 'delete lines 2-4 (the prompt and the call): the file starts with the tool_result of line 5, its parent and tool_use missing', rows => rows.filter(r => r.n < 2 || r.n > 4));
+claude('W-B-strip-model', 'B', 'delete message.model from every assistant line (resumes with the default model)', rows => { for (const r of rows) if (r.obj?.type === 'assistant') touch(r, o => { delete o.message.model; }); return rows; });
+/** Appends user lines with these contents after the last line that has a uuid, chained. */
+function appendUserLines(rows, items) {
+  let prev = [...rows].reverse().find(r => r.obj?.uuid).obj;
+  for (const { content, isMeta } of items) {
+    const obj = { parentUuid: prev.uuid, isSidechain: false, userType: prev.userType, cwd: prev.cwd, sessionId: prev.sessionId, version: prev.version, type: 'user', message: { role: 'user', content }, ...(isMeta ? { isMeta: true } : {}), uuid: crypto.randomUUID(), timestamp: iso(prev.timestamp, 1000) };
+    rows.push({ raw: JSON.stringify(obj), obj });
+    prev = obj;
+  }
+  return rows;
+}
+const exitRecord = caveat => [{ content: caveat, isMeta: true }, { content: '<command-name>/exit</command-name>\n            <command-message>exit</command-message>\n            <command-args></command-args>' }, { content: '<local-command-stdout>Bye!</local-command-stdout>' }];
+claude('W-A-exit-record-tagged', 'A', 'append an /exit record whose caveat is the tagged <local-command-caveat> form (2.1.x)', rows => appendUserLines(rows, exitRecord('<local-command-caveat>Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages or otherwise consider them in your response unless the user explicitly asks you to.</local-command-caveat>')));
+claude('W-A-exit-record-untagged', 'A', 'append an /exit record whose caveat is the untagged "Caveat: ..." form (2.0.x)', rows => appendUserLines(rows, exitRecord('Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages or otherwise consider them in your response unless the user explicitly asks you to.')));
+codex('Z-F-provider-openai', 'F', 'session_meta.payload.model_provider "codex" → "openai"', rows => { touch(rows[0], o => { o.payload.model_provider = 'openai'; }); return rows; });
+codex('Z-G-provider-openai', 'G', 'session_meta.payload.model_provider "codex" → "openai"', rows => { touch(rows[0], o => { o.payload.model_provider = 'openai'; }); return rows; });
+codex('Z-V-provider-openai', 'V', 'session_meta.payload.model_provider "ollama-launch" → "openai"', rows => { touch(rows[0], o => { o.payload.model_provider = 'openai'; }); return rows; });
+
 function branch(rows, forkAt, deltaMs, where) {
   const fork = row(rows, forkAt).obj;
   const tmplU = rows.find(r => r.obj?.type === 'user' && typeof r.obj.message?.content === 'string').obj;
@@ -203,7 +258,7 @@ function sent(agent, file, reqFile) {
   return normalizeClaudeRequest(body, text).messages.map(claudeSummary);
 }
 
-const todo = E.filter(e => !only || e.name.includes(only));
+const todo = E.filter(e => !only || new RegExp(only).test(e.name));
 const results = [];
 let next = 0;
 await Promise.all(Array.from({ length: jobs }, async () => {

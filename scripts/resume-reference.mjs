@@ -162,8 +162,131 @@ export function claudeChain(allEntries) {
       if (parent && parent.value.type === 'assistant' && chainMsgIds.has(parent.value.message?.id)) extra.push(en);
     }
   }
-  if (extra.length) return [...chain, ...extra].sort((a, b) => a.line - b.line);
-  return chain;
+  if (!extra.length) return chain;
+  // The chain keeps walk order (a result written before its call in the file stays after the
+  // call); each recovered line goes after the chain line that precedes it in the file.
+  const filePos = new Map(entries.map((en, i) => [en, i]));
+  const byPos = chain.map((en, rank) => ({ at: filePos.get(en), rank })).sort((a, b) => a.at - b.at);
+  const keyed = chain.map((en, rank) => ({ en, rank, at: -1 }));
+  for (const en of extra) {
+    const at = filePos.get(en);
+    let rank = -1;
+    for (const c of byPos) if (c.at < at) rank = c.rank; else break;
+    keyed.push({ en, rank, at });
+  }
+  return keyed.sort((a, b) => a.rank - b.rank || a.at - b.at).map(k => k.en);
+}
+
+// ── the model Claude Code resumes with (§1.9.1) and what it implies ──
+export const CLAUDE_DEFAULT_MODEL = 'claude-opus-5-5';
+// Models in Claude Code 2.1.328's model table that are not retired (claude-sonnet-4-5 is
+// "deprecated" and still used). A recorded model outside this list (a retired Claude model, a
+// model served through a proxy such as MiniMax-M2.7) is replaced by the default.
+const CLAUDE_CURRENT_MODELS = new Set([
+  'claude-haiku-4-5', 'claude-haiku-5-5', 'claude-sonnet-4-5', 'claude-sonnet-4-6', 'claude-sonnet-5', 'claude-sonnet-5-5',
+  'claude-opus-4-5', 'claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8', 'claude-opus-5', 'claude-opus-5-5',
+  'claude-fable-5', 'claude-fable-5-1', 'claude-fable-5-2', 'claude-mythos-5', 'claude-mythos-5-1', 'claude-mythos-5-2',
+]);
+export function claudeResumeModel(recorded) {
+  if (typeof recorded !== 'string') return CLAUDE_DEFAULT_MODEL;
+  return CLAUDE_CURRENT_MODELS.has(recorded.replace(/\[1m\]$/, '').replace(/-\d{8}$/, '')) ? recorded : CLAUDE_DEFAULT_MODEL;
+}
+/** Models that take reminders as role:"system" entries inside `messages` (opus-4-8 and later). */
+export function claudeUsesSystemEntries(model) {
+  const m = /^claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d+))?/.exec(model.replace(/-\d{8}$/, ''));
+  if (!m) return false;
+  const major = Number(m[2]), minor = Number(m[3] ?? 0);
+  return m[1] === 'fable' || m[1] === 'mythos' || major >= 5 || (m[1] === 'opus' && major === 4 && minor >= 8);
+}
+
+// ── attachment lines (§1.6.1) ──
+const sysReminder = t => `<system-reminder>\n${t}\n</system-reminder>`;
+// Attachment types Claude Code 2.1.328 renders as nothing (its renderers return []), or that
+// rendered nothing on the corpus under the probe (todo_reminder: the TodoWrite tool is off).
+const CLAUDE_SILENT_ATTACHMENTS = new Set([
+  'already_read_file', 'async_hook_response_batch', 'batching_reminder_sent', 'secondary_reminder_sent', 'prompt_as_file', 'command_permissions',
+  'edited_image_file', 'hook_cancelled', 'hook_error_during_execution', 'hook_non_blocking_error', 'hook_system_message', 'hook_permission_decision',
+  'hook_deferred_tool', 'goal_status', 'session_cron_carry', 'projects_thread_ask', 'structured_output', 'max_turns_reached', 'teammate_shutdown_batch',
+  'withheld_memory', 'goals', 'thinking_drop', 'tool_results_cut', 'credential_org', 'tool_offer_record', 'prompt_snapshot', 'prompt_render_point',
+  'whole_texts_withdrawn', 'deferred_tools_record', 'todo_reminder', 'attention_budget', 'context_efficiency',
+  'teammate_mailbox', 'team_context',
+]);
+const HOOK_SUCCESS_EVENTS = ['SessionStart', 'UserPromptSubmit', 'UserPromptExpansion'];
+const escapeTrailingLt = s => s.replace(/<(?=\s*(?:\/\s*)?$)/, '&lt;');
+/**
+ * What Claude Code 2.1.328 renders for one attachment: {text} (a <system-reminder> text block),
+ * null (nothing), or {unmodelled: true} for a type this model does not reproduce.
+ */
+export function renderClaudeAttachment(att) {
+  const type = att?.type;
+  if (typeof type !== 'string' || CLAUDE_SILENT_ATTACHMENTS.has(type)) return null;
+  switch (type) {
+    case 'skill_listing': {
+      if (!att.content) return null;
+      const [also, tail] = att.addsToEarlier === true ? ['also ', '. This list adds to the skills listed earlier in this conversation and is not the full list'] : ['', ''];
+      const body = att.shortened === true ? `${att.content}\nThis list is shortened to save room: a description that ends in \u2026 is cut there. The skills themselves are not cut. When a request fits a skill's name or the shown part of its description, use the skill.` : att.content;
+      return { text: sysReminder(`The following skills are ${also}available for use with the Skill tool${tail}:\n\n${body}`) };
+    }
+    case 'task_reminder': {
+      if (att.statusKeeper === 'app' || att.statusKeeper === 'claude') return { unmodelled: true };
+      const items = (att.content ?? []).map(y => `#${y.id}. [${y.status}] ${y.subject}`).join('\n');
+      let t = "The task tools haven't been used recently. If you're working on tasks that would benefit from tracking progress, consider using TaskCreate to add new tasks and TaskUpdate to update task status (set to in_progress when starting, completed when done). Also consider cleaning up the task list if it has become stale. Only use these if relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n";
+      if (items.length > 0) t += `\n\nHere are the existing tasks:\n\n${items}`;
+      return { text: sysReminder(t) };
+    }
+    case 'hook_success':
+      return HOOK_SUCCESS_EVENTS.includes(att.hookEvent) && att.content ? { text: sysReminder(escapeTrailingLt(`${att.hookName} hook success: ${att.content}`)) } : null;
+    case 'hook_additional_context':
+      return Array.isArray(att.content) && att.content.length > 0 ? { text: sysReminder(escapeTrailingLt(`${att.hookName} hook additional context: ${att.content.join('\n')}`)) } : null;
+    case 'edited_text_file': {
+      const note = `Note: ${att.filename} changed on disk since you last read it. That's usually deliberate, so take it as the current state rather than reverting it; if the change looks wrong, say so rather than undoing it yourself \u2014 otherwise no need to call it out.`;
+      return { text: sysReminder(att.snippet === '' ? `${note} The changes are not shown here; use Read if you need the current content.` : `${note} Here are the relevant changes (shown with line numbers):\n${att.snippet}`) };
+    }
+    case 'auto_mode':
+      // the variants (bypass, steerOnly, bashFirst, finishExposedWork, consent flow) add text not modelled here
+      if (att.bypass || att.steerOnly || att.bashFirst || att.finishExposedWork || att.autoModeConsentFlow) return { unmodelled: true };
+      return { text: sysReminder(CLAUDE_AUTO_MODE_TEXT) };
+    case 'auto_mode_exit':
+      if (att.steerOnly || att.bashFirst || att.finishExposedWork) return { unmodelled: true };
+      return { text: sysReminder('## Exited Auto Mode\n\nYou have exited auto mode. The user may now want to interact more directly. You should ask clarifying questions when the approach is ambiguous rather than making assumptions.') };
+    default:
+      return { unmodelled: true };
+  }
+}
+const CLAUDE_AUTO_MODE_TEXT = "## Auto Mode Active\n\nBias toward working without stopping for clarifying questions \u2014 when you'd normally pause to check, make the reasonable call and keep going; they'll redirect you if needed. If the user, a skill, or the shape of the task suggests they want you to ask (with AskUserQuestion or otherwise), do so. And even absent that signal, it's still fine to stop when you're genuinely blocked \u2014 unclear direction, missing input, a decision only they can make.\n\nBefore any command that could discard uncommitted work \u2014 `git checkout`/`restore`/`reset`/`clean`, `rm -rf` in the repo, restoring from a snapshot \u2014 run `git status` first and stash (with `-u` for untracked) or commit anything that's there. When staging or committing, review what's included (`git status` after a broad `git add`), and if you see anything suspicious that might reveal secrets \u2014 even if the filename looks innocuous \u2014 double-check the file's contents before pushing.";
+
+// ── local-command records at the end of the chain (§1.8.2) ──
+// Claude Code's classification of a user line by its last text: <command-name> = record,
+// <local-command-stdout|stderr> = output, <local-command-caveat> (isMeta only) = caveat, a
+// non-meta text starting with "/" = bareRecord.
+function localCommandKind(v) {
+  if (v?.type !== 'user' || v.promptSource !== undefined) return undefined;
+  const c = v.message?.content;
+  const t = Array.isArray(c) ? c.findLast(b => b?.type === 'text')?.text : typeof c === 'string' ? c : undefined;
+  if (typeof t !== 'string') return undefined;
+  if (t.startsWith('<command-name>')) return 'record';
+  if (t.startsWith('<local-command-stdout>') || t.startsWith('<local-command-stderr>')) return 'output';
+  if (t.startsWith('<local-command-caveat>')) return v.isMeta === true ? 'caveat' : undefined;
+  if (v.isMeta !== true && t.trim().startsWith('/')) return 'bareRecord';
+  return undefined;
+}
+/** True when the loaded lines end with a caveat-introduced local-command record (Claude Code's L4). */
+export function endsWithLocalCommandRecord(values) {
+  let i = values.length - 1;
+  while (i >= 0 && (values[i].type === 'system' || values[i].type === 'progress' || values[i].type === 'attachment')) i--;
+  if (i < 0 || localCommandKind(values[i]) === undefined) return false;
+  let sawRecord = false, bareAt, allMeta = true;
+  for (let y = i; y >= 0; y--) {
+    const v = values[y];
+    if (v.type === 'system' || v.type === 'progress' || v.type === 'attachment') continue;
+    const kind = localCommandKind(v);
+    if (kind === 'caveat') return bareAt === undefined || Date.parse(v.timestamp) >= bareAt;
+    if (kind === undefined || sawRecord) break;
+    sawRecord = kind === 'record' || kind === 'bareRecord';
+    if (kind === 'bareRecord') bareAt = Date.parse(v.timestamp);
+    allMeta &&= v.type === 'user' && v.isMeta === true;
+  }
+  return allMeta;
 }
 
 function mergeUser(a, b) {
@@ -177,12 +300,43 @@ function mergeUser(a, b) {
 }
 
 /**
+ * Claude Code mXo(): an attachment's reminder joins the user message before it. Following a
+ * tool_result it is folded into that result (string content: both trimmed, joined by a blank
+ * line; block content: a "\n" on its last text, then the reminder as a text block); otherwise
+ * it is appended, with no "\n" on the text before it.
+ */
+function appendAttachment(a, b) {
+  const x = blocksOf(a.content).slice(), add = blocksOf(b.content);
+  const last = x.at(-1);
+  let content;
+  if (last?.type === 'tool_result' && add.every(k => k.type === 'text')) {
+    const c = last.content;
+    if (typeof c === 'string' || c == null) content = [...x.slice(0, -1), { ...last, content: [(c ?? '').trim(), ...add.map(k => k.text.trim())].filter(Boolean).join('\n\n') }];
+    else if (Array.isArray(c) && !c.some(k => k.type === 'search_result')) {
+      const lt = c.at(-1);
+      content = [...x.slice(0, -1), { ...last, content: [...(lt?.type === 'text' ? [...c.slice(0, -1), { ...lt, text: lt.text + '\n' }] : c), ...add] }];
+    }
+  }
+  content ??= [...x, ...add];
+  return { ...a, content, sources: [...a.sources, ...b.sources] };
+}
+
+export const CLAUDE_ORPHANED_RESULT = '[Orphaned tool result removed due to conversation resume]';
+export const CLAUDE_TOOL_LOADED = 'Tool loaded.';
+const hasToolReference = c => Array.isArray(c) && c.some(b => b?.type === 'tool_result' && Array.isArray(b.content) && b.content.some(k => k?.type === 'tool_reference'));
+
+/**
  * Claude Code: messages sent on resume, before the new prompt.
- * @returns {{messages: {role, content, sources: number[], synthetic?: string}[], chainLines: number[]}}
+ * @returns {{messages: {role, content, sources: number[], synthetic?: string, attachment?: string}[], chainLines: number[], model: string, systemEntries: {line, type, text}[], unmodelled: {line, type}[]}}
  */
 export function reconstructClaude(text, { renameTools = true } = {}) {
   const entries = parseJsonl(text);
   const chain = claudeChain(entries);
+  let recorded;
+  for (const en of chain) if (en.value.type === 'assistant' && !isApiError(en.value) && typeof en.value.message?.model === 'string') recorded = en.value.message.model;
+  const model = claudeResumeModel(recorded);
+  const systemEntries = claudeUsesSystemEntries(model);
+  const systemOut = [], unmodelled = [];
   const msgs = [];
   for (const en of chain) {
     const v = en.value;
@@ -191,16 +345,28 @@ export function reconstructClaude(text, { renameTools = true } = {}) {
       msgs.push({ role: 'user', content: v.content, sources: [en.line] });
       continue;
     }
-    if (!isMsg(v) || !v.message) continue; // progress, attachment, snapshots …
+    if (v.type === 'attachment') {
+      const r = renderClaudeAttachment(v.attachment);
+      if (r?.unmodelled) unmodelled.push({ line: en.line, type: v.attachment?.type });
+      if (!r?.text) continue;
+      if (systemEntries) { systemOut.push({ line: en.line, type: v.attachment.type, text: r.text }); continue; }
+      msgs.push({ role: 'user', content: [{ type: 'text', text: r.text }], sources: [en.line], attachment: v.attachment.type });
+      continue;
+    }
+    if (!isMsg(v) || !v.message) continue; // progress, snapshots …
     if (isApiError(v)) { msgs.push({ role: 'assistant', content: [], sources: [en.line], apiError: true }); continue; }
     if (v.type === 'user' && Array.isArray(v.message.content) && v.message.content.length === 0) continue;
-    const content = v.type === 'assistant' && renameTools && Array.isArray(v.message.content)
-      ? v.message.content.map(b => (b.type === 'tool_use' && CLAUDE_TOOL_RENAMES[b.name] ? { ...b, name: CLAUDE_TOOL_RENAMES[b.name] } : b))
-      : v.message.content;
+    let content = v.message.content;
+    if (v.type === 'assistant' && Array.isArray(content)) {
+      if (renameTools) content = content.map(b => (b.type === 'tool_use' && CLAUDE_TOOL_RENAMES[b.name] ? { ...b, name: CLAUDE_TOOL_RENAMES[b.name] } : b));
+      // thinking is bound to the model that wrote it: a reply of another model loses it
+      if (v.message.model !== model) content = content.filter(b => b.type !== 'thinking' && b.type !== 'redacted_thinking');
+    }
+    if (v.type === 'user' && hasToolReference(content) && !content.some(b => b.type === 'text' && b.text.startsWith(CLAUDE_TOOL_LOADED))) content = [...content, { type: 'text', text: CLAUDE_TOOL_LOADED }];
     msgs.push({ role: v.type, content, id: v.message.id, sources: [en.line] });
   }
   // Resume repairs, judged on the loaded chain (API-error replies still count as the last reply):
-  const lastReal = msgs.at(-1);
+  const lastReal = msgs.findLast(m => !m.attachment);
   if (lastReal?.role === 'assistant' && !lastReal.apiError) {
     const pending = blocksOf(lastReal.content).filter(b => b.type === 'tool_use').map(b => b.id);
     // pending = tool_use ids of the final assistant message id group without a result after it
@@ -210,11 +376,28 @@ export function reconstructClaude(text, { renameTools = true } = {}) {
       msgs.push({ role: 'user', content: unresolved.map(id => ({ type: 'tool_result', content: CLAUDE_INTERRUPTED_TOOL_RESULT, is_error: true, tool_use_id: id })), sources: [], synthetic: 'interrupted-tool-result' });
     }
   }
-  if (msgs.at(-1)?.role === 'user') msgs.push({ role: 'assistant', content: [{ type: 'text', text: CLAUDE_NO_RESPONSE }], sources: [], synthetic: 'no-response-requested' });
+  const synthetic = msgs.at(-1)?.synthetic === 'interrupted-tool-result';
+  if (msgs.findLast(m => !m.attachment)?.role === 'user' && (synthetic || !endsWithLocalCommandRecord(chain.map(c => c.value)))) {
+    msgs.push({ role: 'assistant', content: [{ type: 'text', text: CLAUDE_NO_RESPONSE }], sources: [], synthetic: 'no-response-requested' });
+  }
+
+  // Attachments bubble up to just after the nearest assistant message (API-error placeholders
+  // included) or user message that starts with a tool_result.
+  const ordered = [];
+  let pendingAtt = [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i];
+    if (m.attachment) { pendingAtt.push(m); continue; }
+    const stop = m.role === 'assistant' || (m.role === 'user' && blocksOf(m.content)[0]?.type === 'tool_result' && Array.isArray(m.content));
+    if (stop && pendingAtt.length) { ordered.push(...pendingAtt); pendingAtt = []; }
+    ordered.push(m);
+  }
+  ordered.push(...pendingAtt);
+  ordered.reverse();
 
   // API normalisation.
   const out = [];
-  for (const m of msgs) {
+  for (const m of ordered) {
     if (m.apiError) continue;
     const prev = out.at(-1);
     if (m.role === 'assistant' && prev?.role === 'assistant' && m.id && prev.id === m.id) {
@@ -231,8 +414,8 @@ export function reconstructClaude(text, { renameTools = true } = {}) {
       a.sources = [...a.sources, ...m.sources];
       continue;
     }
-    if (m.role === 'user' && prev?.role === 'user') { out[out.length - 1] = mergeUser(prev, m); continue; }
-    out.push({ ...m });
+    if (m.role === 'user' && prev?.role === 'user') { out[out.length - 1] = m.attachment ? appendAttachment(prev, m) : mergeUser(prev, m); continue; }
+    out.push({ ...m, ...(m.attachment ? { content: blocksOf(m.content) } : {}) });
   }
   for (let i = 0; i < out.length; i++) {
     const m = out[i];
@@ -242,17 +425,6 @@ export function reconstructClaude(text, { renameTools = true } = {}) {
     const firstTool = c.findIndex(b => b.type === 'tool_use');
     if (firstTool >= 0 && c.slice(firstTool).some(b => b.type !== 'tool_use')) m.content = [...c.filter(b => b.type !== 'tool_use'), ...c.filter(b => b.type === 'tool_use')];
     else m.content = c;
-  }
-  // tool_result blocks whose tool_use is not in an earlier message are dropped (e.g. a result
-  // that survived a compaction boundary its call did not) — after merging, so the merged message
-  // keeps its array form; a user message left empty goes too.
-  const seenUses = new Set();
-  for (const m of out) {
-    if (m.role === 'assistant') for (const b of blocksOf(m.content)) if (b.type === 'tool_use') seenUses.add(b.id);
-    if (m.role === 'user' && Array.isArray(m.content) && m.content.some(b => b.type === 'tool_result' && !seenUses.has(b.tool_use_id))) {
-      m.content = m.content.filter(b => b.type !== 'tool_result' || seenUses.has(b.tool_use_id));
-      if (m.content.length === 0) m.content = CLAUDE_NO_CONTENT;
-    }
   }
   // tool_use blocks that the next message does not answer are removed (mid-session only: the
   // final reply got synthetic results above)
@@ -265,7 +437,7 @@ export function reconstructClaude(text, { renameTools = true } = {}) {
   }
   // thinking-only assistant messages are dropped; whitespace-only ones too
   const isThinking = b => b.type === 'thinking' || b.type === 'redacted_thinking';
-  let res = out.filter(m => !m.dropped).filter(m => !(m.role === 'assistant' && Array.isArray(m.content) && m.content.length > 0 && m.content.every(isThinking)));
+  let res = out.filter(m => !(m.role === 'assistant' && Array.isArray(m.content) && m.content.length > 0 && m.content.every(isThinking)));
   res = res.filter(m => !(m.role === 'assistant' && Array.isArray(m.content) && m.content.length > 0 && m.content.every(b => isThinking(b) || (b.type === 'text' && ['', CLAUDE_NO_CONTENT].includes(b.text.trim())))));
   // after dropping, users may be adjacent again
   const merged = [];
@@ -286,7 +458,51 @@ export function reconstructClaude(text, { renameTools = true } = {}) {
     const m = merged[i];
     if (m.role === 'assistant' && Array.isArray(m.content) && m.content.length === 0) m.content = [{ type: 'text', text: CLAUDE_NO_CONTENT, citations: [] }];
   }
-  return { messages: merged.map(({ id, apiError, ...m }) => m), chainLines: chain.map(c => c.line) };
+  return { messages: ensureToolResultPairing(merged).map(({ id, apiError, ...m }) => m), chainLines: chain.map(c => c.line), model, systemEntries: systemOut, unmodelled };
+}
+
+/**
+ * Claude Code's last pass (ensureToolResultPairing): tool_result blocks must answer the tool_use
+ * blocks of the assistant message right before them. A user message whose results follow no
+ * assistant message loses them (left empty: the first message becomes the "orphaned" text, a
+ * later one is dropped); results naming no call of the reply before are removed (left empty: the
+ * string "(no content)"); a repeated tool_use id is removed from the later reply.
+ */
+function ensureToolResultPairing(msgs) {
+  const out = [], seen = new Set();
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i];
+    if (m.role !== 'assistant') {
+      if (m.role === 'user' && Array.isArray(m.content) && out.at(-1)?.role !== 'assistant' && m.content.some(b => b.type === 'tool_result')) {
+        const rest = m.content.filter(b => b.type !== 'tool_result');
+        if (rest.length > 0) out.push({ ...m, content: rest });
+        else if (out.length === 0) out.push({ ...m, content: [{ type: 'text', text: CLAUDE_ORPHANED_RESULT }] });
+        continue;
+      }
+      out.push(m);
+      continue;
+    }
+    const blocks = blocksOf(m.content);
+    const uses = [];
+    const kept = blocks.filter(b => {
+      if (b.type !== 'tool_use') return b.type !== 'tool_result';
+      if (seen.has(b.id)) return false;
+      seen.add(b.id); uses.push(b.id);
+      return true;
+    });
+    out.push(kept.length === blocks.length ? m : { ...m, content: kept.length ? kept : [{ type: 'text', text: '[Tool use interrupted]', citations: [] }] });
+    const next = msgs[i + 1];
+    if (next?.role !== 'user' || !Array.isArray(next.content)) continue;
+    const want = new Set(uses), got = new Set();
+    const content = next.content.filter(b => {
+      if (b.type !== 'tool_result') return true;
+      if (!want.has(b.tool_use_id) || got.has(b.tool_use_id)) return false;
+      got.add(b.tool_use_id);
+      return true;
+    });
+    if (content.length !== next.content.length) { out.push({ ...next, content: content.length ? content : CLAUDE_NO_CONTENT }); i++; }
+  }
+  return out;
 }
 
 function stripCache(x) {
@@ -301,20 +517,33 @@ function stripCache(x) {
 
 /**
  * Claude Code request → the part that comes from the file. Drops role:"system" entries (newer
- * models get the environment / effort as in-conversation system messages), the new prompt, and
- * the <system-reminder> blocks injected before it that do not occur in the session file.
+ * models get the environment, effort and attachment reminders as in-conversation system
+ * messages), the new prompt, and the <system-reminder> blocks the CLI injects with it: those
+ * whose text occurs neither in the session file nor among `fileTexts` (text the reconstruction
+ * derives from the file, e.g. rendered attachments). They usually trail the last user message,
+ * but they are attachments of the new turn and bubble up like any other (§1.6.1): the
+ * attribution reminder lands right after the last assistant message or tool_result, before
+ * trailing local-command lines. There it was appended without the "\n" join a merge would give
+ * the text before it; that "\n" is restored so the result is what the file alone produces.
  */
-export function normalizeClaudeRequest(body, sessionText, prompt = 'Reply with the single word ok.') {
+export function normalizeClaudeRequest(body, sessionText, prompt = 'Reply with the single word ok.', fileTexts = new Set()) {
   const msgs = stripCache(body.messages || []).filter(m => m.role !== 'system');
   const last = msgs.at(-1);
   const injected = [];
   if (last?.role === 'user') {
-    let blocks = blocksOf(last.content).slice();
+    const blocks = blocksOf(last.content).slice();
     if (blocks.at(-1)?.type === 'text' && blocks.at(-1).text === prompt) injected.unshift(blocks.pop());
-    while (blocks.length && blocks.at(-1).type === 'text' && blocks.at(-1).text.startsWith('<system-reminder>') &&
-      !sessionText.includes(JSON.stringify(blocks.at(-1).text.trim()).slice(1, -1).slice(0, 200))) injected.unshift(blocks.pop());
-    if (blocks.length === 0) msgs.pop();
-    else msgs[msgs.length - 1] = { ...last, content: blocks };
+    const isInjected = b => b?.type === 'text' && b.text.startsWith('<system-reminder>') && !fileTexts.has(b.text.replace(/\n$/, '')) &&
+      !sessionText.includes(JSON.stringify(b.text.trim()).slice(1, -1).slice(0, 200));
+    const kept = [];
+    for (let i = 0; i < blocks.length; i++) {
+      if (!isInjected(blocks[i])) { kept.push(blocks[i]); continue; }
+      injected.push(blocks[i]);
+      const before = kept.at(-1), after = blocks.slice(i + 1).find(b => !isInjected(b));
+      if (before?.type === 'text' && after?.type === 'text' && !before.text.endsWith('\n')) kept[kept.length - 1] = { ...before, text: before.text + '\n' };
+    }
+    if (kept.length === 0) msgs.pop();
+    else msgs[msgs.length - 1] = { ...last, content: kept };
   }
   return { messages: msgs, injected };
 }
@@ -331,7 +560,8 @@ function canonClaude(m, loose) {
 
 export function compareClaude(sessionText, body, opts = {}) {
   const ref = reconstructClaude(sessionText);
-  const got = normalizeClaudeRequest(body, sessionText, opts.prompt).messages;
+  const fileTexts = new Set(ref.messages.flatMap(m => blocksOf(m.content).filter(b => b.type === 'text').map(b => b.text.replace(/\n$/, ''))));
+  const got = normalizeClaudeRequest(body, sessionText, opts.prompt, fileTexts).messages;
   const diffs = [];
   // When the file's context ends with a tool_result whose content is a string, Claude Code appends
   // its injected <system-reminder>s to that content ("\n\n<system-reminder>…"): undo that.
@@ -340,8 +570,9 @@ export function compareClaude(sessionText, body, opts = {}) {
     const refRes = new Map(blocksOf(lastRef.content).filter(b => b.type === 'tool_result').map(b => [b.tool_use_id, b]));
     lastGot.content = lastGot.content.map(b => {
       const r = b.type === 'tool_result' ? refRes.get(b.tool_use_id) : undefined;
-      if (r && typeof r.content === 'string' && typeof b.content === 'string' && b.content !== r.content && b.content.startsWith(r.content) &&
-        /^\n{1,2}<system-reminder>/.test(b.content.slice(r.content.length))) { (opts.notes ??= []).push('injected reminders appended to the last tool_result'); return { ...b, content: r.content }; }
+      // folding trims the result (Claude Code h9e()), so a trailing newline of the file's result is gone too
+      if (r && typeof r.content === 'string' && typeof b.content === 'string' && b.content !== r.content && b.content.startsWith(r.content.trim()) &&
+        /^\n{1,2}<system-reminder>/.test(b.content.slice(r.content.trim().length))) { (opts.notes ??= []).push('injected reminders appended to the last tool_result'); return { ...b, content: r.content }; }
       return b;
     });
   }
@@ -458,7 +689,7 @@ export function normalizeCodexRequest(body, refItems) {
 export function compareCodex(sessionText, body) {
   const ref = reconstructCodex(sessionText);
   const { history, start, injectedAfter } = normalizeCodexRequest(body, ref);
-  const diffs = [];
+  const diffs = [], notes = [];
   const nx = injectedAfter[0];
   const injectedKind = it => it && (it.type === 'additional_tools' || it.type === 'configuration_update' || (it.type === 'message' && (it.role === 'developer' ||
     (it.role === 'user' && (it.content ?? []).some(c => /^<environment_context>|^Reply with the single word ok\.$/.test(c.text ?? ''))))));
@@ -467,10 +698,12 @@ export function compareCodex(sessionText, body) {
     const a = ref[i], b = history[i];
     if (!a || !b || canonCodex(a.item) !== canonCodex(b)) {
       if (a?.synthetic && b && b.type === a.item.type && b.call_id === a.item.call_id) continue; // synthetic output text may differ
+      // the probe decodes the request body chunk by chunk: a character split across two chunks arrives as U+FFFD (§1.11)
+      if (a && b && JSON.stringify(b).includes('\ufffd') && deUtf8(canonCodex(a.item)) === deUtf8(canonCodex(b))) { notes.push(`item ${i}: U+FFFD in sent text (probe's chunked body decoding)`); continue; }
       diffs.push({ index: i, ref: a && { type: a.item.type, role: a.item.role, line: a.line, call_id: a.item.call_id }, got: b && { type: b.type, role: b.role, call_id: b.call_id, output: typeof b.output === 'string' ? b.output.slice(0, 60) : undefined } });
     }
   }
-  return { agent: 'codex', refItems: ref.length, historyStart: start, match: diffs.length === 0, diffs };
+  return { agent: 'codex', refItems: ref.length, historyStart: start, match: diffs.length === 0, exact: diffs.length === 0 && notes.length === 0, diffs, ...(notes.length ? { notes } : {}) };
 }
 
 // ───────────────────────────── CLI ─────────────────────────────

@@ -115,9 +115,22 @@ export class Transcript {
     return line.uuid as string;
   }
 
-  /** A reply written the way Claude Code writes it: one line per block, all sharing `id`. */
-  reply(id: string, blocks: Block[], o: LineOptions = {}): string[] {
-    return blocks.map((b, i) => this.assistant(id, b, i === 0 ? o : {}));
+  /** A reply written the way Claude Code writes it: one line per block, all sharing `id` (and `model`). */
+  reply(id: string, blocks: Block[], o: LineOptions & { model?: string } = {}): string[] {
+    return blocks.map((b, i) => this.assistant(id, b, i === 0 ? o : o.model ? { model: o.model } : {}));
+  }
+
+  /** An `attachment` line (Claude Code 2.1.x) with this payload. */
+  attachment(payload: Record<string, unknown>, o: LineOptions = {}): string {
+    const line = this.#base('attachment', o);
+    line.attachment = payload;
+    this.lines.push(line);
+    return line.uuid as string;
+  }
+
+  /** The session id every line carries. */
+  get sessionId(): string {
+    return SESSION_ID;
   }
 
   /** A system line (stop_hook_summary, local_command, compact_boundary, ...). */

@@ -5,7 +5,11 @@
  * the API normalisation (merges and silent repairs). Checked against the real CLI by the probe.
  */
 import { readJsonl } from '../../core/jsonl.js';
+import { appendAttachment, bubbleAttachments, ensureToolResultPairing, mergeUser as joinUsers } from './api-messages.js';
+import { renderAttachment } from './attachments.js';
 import { selectClaudeChain } from './chain.js';
+import { endsWithLocalCommandRecord } from './local-command.js';
+import { claudeResumeModel, usesSystemEntries } from './resume-model.js';
 import type { ClaudeIndex, LineMeta } from './scan.js';
 import { contentBlocks, type ClaudeLine, type ContentBlock } from './types.js';
 
@@ -23,6 +27,15 @@ export interface ContextMessage {
   isApiError?: boolean;
   /** Added by the agent on resume ("interrupted" tool results, "No response requested."). */
   injected?: boolean;
+  /** A rendered `attachment` line (its type); its text is Claude Code's reminder for the payload. */
+  attachment?: string;
+}
+
+/** An attachment rendered as a `role:"system"` entry (models that take those, §1.9.1). */
+export interface SystemEntry {
+  line: number;
+  type: string;
+  text: string;
 }
 
 export interface ClaudeContext {
@@ -38,8 +51,14 @@ export interface ClaudeContext {
   chainLines: number[];
   /** parentUuid links naming no loaded line (bridged by timestamp or where the chain ends). */
   missingParents: { line: number; parentUuid: string; bridgedTo?: number }[];
-  /** Model of the last real assistant reply (the model the agent resumes with). */
+  /** Model of the last real assistant reply. */
   model?: string;
+  /** The model Claude Code 2.1.328 resumes with (the recorded one, or its default when retired or unknown). */
+  resumeModel: string;
+  /** Attachments sent as `role:"system"` entries rather than in user messages (newer models). */
+  systemEntries: SystemEntry[];
+  /** Attachment lines on the chain whose rendering ctxvm does not reproduce. */
+  unmodelledAttachments: { line: number; type: string }[];
 }
 
 export const INTERRUPTED_TOOL_RESULT =
@@ -49,27 +68,60 @@ export const NO_CONTENT = '(no content)';
 /** Tool names Claude Code renames when it sends an older transcript. */
 const TOOL_RENAMES: Readonly<Record<string, string>> = { Task: 'Agent' };
 
-/** Blocks that hold a compaction summary (tagged without touching the block, which is sent as is). */
+/** Blocks that hold a compaction summary or an attachment reminder (tagged without touching the block, which is sent as is). */
 const summaryBlocks = new WeakSet<object>();
 
-/** True for a block of the compaction summary (counted as system/summary, not user text). */
+/** True for a block of the compaction summary or of an attachment reminder (counted as system text, not user text). */
 export function isSummaryBlock(block: ContentBlock): boolean {
   return summaryBlocks.has(block);
 }
+
+/** Claude Code appends this text to a user line whose tool_result loads deferred tools (`tool_reference` blocks). */
+export const TOOL_LOADED = 'Tool loaded.';
+const loadsTools = (content: ContentBlock[]) =>
+  content.some((b) => b.type === 'tool_result' && Array.isArray(b.content) && (b.content as ContentBlock[]).some((k) => k?.type === 'tool_reference'));
 
 const isThinking = (b: ContentBlock) => b.type === 'thinking' || b.type === 'redacted_thinking';
 const toolUseIds = (m: ContextMessage | undefined) => (m ? m.content.filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : []);
 const toolResultIds = (m: ContextMessage | undefined) => (m ? m.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)) : []);
 
-/** Maps loaded lines to messages (§1.6). */
-export function linesToMessages(metas: LineMeta[], values: Map<number, ClaudeLine>): ContextMessage[] {
+export interface LineMapping {
+  messages: ContextMessage[];
+  systemEntries: SystemEntry[];
+  unmodelledAttachments: { line: number; type: string }[];
+}
+
+/**
+ * Maps loaded lines to messages (§1.6). `model` is the model the session resumes with: thinking
+ * written by another model is not sent (§1.7.0), and with a model that takes `role:"system"`
+ * entries, attachment reminders go there instead of into user messages (§1.9.1).
+ */
+export function mapLines(metas: LineMeta[], values: Map<number, ClaudeLine>, model: string): LineMapping {
   const out: ContextMessage[] = [];
+  const systemEntries: SystemEntry[] = [];
+  const unmodelledAttachments: LineMapping['unmodelledAttachments'] = [];
+  const toSystem = usesSystemEntries(model);
   for (const meta of metas) {
     const value = values.get(meta.line);
     if (!value || meta.isSidechain) continue;
     if (meta.kind === 'system') {
       if (meta.subtype !== 'local_command' || meta.isDisplayOnly || typeof value.content !== 'string') continue;
       out.push({ role: 'user', content: [{ type: 'text', text: value.content }], lines: [meta.line] });
+      continue;
+    }
+    if (meta.kind === 'attachment') {
+      const att = value.attachment as { type?: unknown } | undefined;
+      const type = typeof att?.type === 'string' ? att.type : 'unknown';
+      const r = renderAttachment(att);
+      if (r.unmodelled) unmodelledAttachments.push({ line: meta.line, type });
+      if (r.text === undefined) continue;
+      if (toSystem) {
+        systemEntries.push({ line: meta.line, type, text: r.text });
+        continue;
+      }
+      const block: ContentBlock = { type: 'text', text: r.text };
+      summaryBlocks.add(block);
+      out.push({ role: 'user', content: [block], lines: [meta.line], attachment: type });
       continue;
     }
     if ((meta.kind !== 'user' && meta.kind !== 'assistant') || !value.message) continue;
@@ -83,7 +135,13 @@ export function linesToMessages(metas: LineMeta[], values: Map<number, ClaudeLin
       content = content.map((b) => ({ ...b }));
       content.forEach((b) => summaryBlocks.add(b));
     }
-    if (meta.kind === 'assistant') content = content.map((b) => (b.type === 'tool_use' && TOOL_RENAMES[String(b.name)] ? { ...b, name: TOOL_RENAMES[String(b.name)] } : b));
+    if (meta.kind === 'assistant') {
+      content = content.map((b) => (b.type === 'tool_use' && TOOL_RENAMES[String(b.name)] ? { ...b, name: TOOL_RENAMES[String(b.name)] } : b));
+      // a signature is bound to the model that wrote the thinking (E: W-B-mid-model-sonnet45)
+      if (value.message.model !== model) content = content.filter((b) => !isThinking(b));
+    } else if (loadsTools(content) && !content.some((b) => b.type === 'text' && String(b.text).startsWith(TOOL_LOADED))) {
+      content = [...content, { type: 'text', text: TOOL_LOADED }];
+    }
     out.push({
       role: meta.kind,
       content,
@@ -92,41 +150,49 @@ export function linesToMessages(metas: LineMeta[], values: Map<number, ClaudeLin
       ...(meta.isCompactSummary ? { isCompactSummary: true } : {}),
     });
   }
-  return out;
+  return { messages: out, systemEntries, unmodelledAttachments };
 }
 
-/** What Claude Code appends when the loaded conversation ends mid-turn (§1.8). */
-export function resumeRepairs(transcript: ContextMessage[]): ContextMessage[] {
+/** Maps loaded lines to messages (§1.6) for a session resumed with the model its last reply names. */
+export function linesToMessages(metas: LineMeta[], values: Map<number, ClaudeLine>, model = claudeResumeModel(recordedModel(metas, values))): ContextMessage[] {
+  return mapLines(metas, values, model).messages;
+}
+
+/** Model of the last real assistant reply among the loaded lines. */
+function recordedModel(metas: LineMeta[], values: Map<number, ClaudeLine>): string | undefined {
+  let model: string | undefined;
+  for (const m of metas) {
+    const v = values.get(m.line);
+    if (m.kind === 'assistant' && !m.isApiError && typeof v?.message?.model === 'string') model = v.message.model;
+  }
+  return model;
+}
+
+/**
+ * What Claude Code appends when the loaded conversation ends mid-turn (§1.8). `endsWithRecord`:
+ * the chain ends with a local-command record (§1.8.2), after which nothing is appended.
+ */
+export function resumeRepairs(transcript: ContextMessage[], endsWithRecord = false): ContextMessage[] {
   const added: ContextMessage[] = [];
-  const last = transcript[transcript.length - 1];
+  const real = transcript.filter((m) => !m.attachment);
+  const last = real[real.length - 1];
   if (last?.role === 'assistant' && !last.isApiError) {
-    const group = transcript.filter((m) => m.role === 'assistant' && m.messageId !== undefined && m.messageId === last.messageId);
+    const group = real.filter((m) => m.role === 'assistant' && m.messageId !== undefined && m.messageId === last.messageId);
     const open = [...new Set([...group.flatMap((m) => toolUseIds(m)), ...toolUseIds(last)])];
     if (open.length > 0) {
       added.push({ role: 'user', content: open.map((id) => ({ type: 'tool_result', tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true })), lines: [], injected: true });
     }
   }
   const end = added[added.length - 1] ?? last;
-  if (end?.role === 'user') added.push({ role: 'assistant', content: [{ type: 'text', text: NO_RESPONSE_REQUESTED }], lines: [], injected: true });
+  if (end?.role === 'user' && (added.length > 0 || !endsWithRecord)) added.push({ role: 'assistant', content: [{ type: 'text', text: NO_RESPONSE_REQUESTED }], lines: [], injected: true });
   return added;
 }
 
 /** Merges two user messages the way Claude Code does: tool results first, a "\n" between texts. */
 function mergeUser(a: ContextMessage, b: ContextMessage): ContextMessage {
-  const x = [...a.content];
-  const last = x[x.length - 1];
-  if (last?.type === 'text' && b.content[0]?.type === 'text') {
-    const joined = { ...last, text: `${String(last.text)}\n` };
-    if (summaryBlocks.has(last)) summaryBlocks.add(joined);
-    x[x.length - 1] = joined;
-  }
-  const all = [...x, ...b.content];
-  return {
-    ...a,
-    content: [...all.filter((k) => k.type === 'tool_result'), ...all.filter((k) => k.type !== 'tool_result')],
-    lines: [...a.lines, ...b.lines],
-    injected: a.injected && b.injected,
-  };
+  return joinUsers(a, b, (from, to) => {
+    if (summaryBlocks.has(from)) summaryBlocks.add(to);
+  });
 }
 
 export interface NormalizeOptions {
@@ -138,7 +204,7 @@ export interface NormalizeOptions {
 export function normalizeForApi(messages: ContextMessage[], options: NormalizeOptions = {}): ContextMessage[] {
   const repair = options.repair !== false;
   const out: ContextMessage[] = [];
-  for (const m of messages) {
+  for (const m of bubbleAttachments(messages)) {
     if (m.isApiError) continue;
     const prev = out[out.length - 1];
     if (m.role === 'assistant' && prev?.role === 'assistant' && m.messageId && prev.messageId === m.messageId) {
@@ -152,7 +218,7 @@ export function normalizeForApi(messages: ContextMessage[], options: NormalizeOp
       continue;
     }
     if (m.role === 'user' && prev?.role === 'user') {
-      out[out.length - 1] = mergeUser(prev, m);
+      out[out.length - 1] = m.attachment ? { ...appendAttachment(prev, m), attachment: prev.attachment } : mergeUser(prev, m);
       continue;
     }
     out.push({ ...m, content: [...m.content], lines: [...m.lines] });
@@ -164,15 +230,6 @@ export function normalizeForApi(messages: ContextMessage[], options: NormalizeOp
     const c = m.content.filter((b) => !(b.type === 'text' && b.text === ''));
     const firstTool = c.findIndex((b) => b.type === 'tool_use');
     m.content = firstTool >= 0 && c.slice(firstTool).some((b) => b.type !== 'tool_use') ? [...c.filter((b) => b.type !== 'tool_use'), ...c.filter((b) => b.type === 'tool_use')] : c;
-  }
-  // orphan tool results go; a user message left empty becomes "(no content)"
-  const seenUses = new Set<string>();
-  for (const m of out) {
-    if (m.role === 'assistant') toolUseIds(m).forEach((id) => seenUses.add(id));
-    else if (m.content.some((b) => b.type === 'tool_result' && !seenUses.has(String(b.tool_use_id)))) {
-      m.content = m.content.filter((b) => b.type !== 'tool_result' || seenUses.has(String(b.tool_use_id)));
-      if (m.content.length === 0) m.content = [{ type: 'text', text: NO_CONTENT }];
-    }
   }
   // unanswered tool uses disappear from their reply
   out.forEach((m, i) => {
@@ -197,7 +254,8 @@ export function normalizeForApi(messages: ContextMessage[], options: NormalizeOp
     lastA.content = k ? lastA.content.slice(0, k) : [{ type: 'text', text: '[No message content]', citations: [] }];
   }
   for (const m of merged) if (m.role === 'assistant' && m.content.length === 0) m.content = [{ type: 'text', text: NO_CONTENT, citations: [] }];
-  return merged;
+  // orphan tool results go (a message left empty: "(no content)"), repeated tool ids too
+  return ensureToolResultPairing(merged);
 }
 
 /** The request's messages once the user sends `prompt` (the agent's system reminders not modelled). */
@@ -220,13 +278,12 @@ export async function reconstructClaudeContext(index: ClaudeIndex): Promise<Clau
   }
   const metaByLine = new Map(index.lines.map((m) => [m.line, m] as const));
   const metas = chain.lines.map((l) => metaByLine.get(l)!).filter(Boolean);
-  const transcript = linesToMessages(metas, values);
-  let model: string | undefined;
-  for (const m of metas) {
-    const v = values.get(m.line);
-    if (m.kind === 'assistant' && !m.isApiError && typeof v?.message?.model === 'string') model = v.message.model;
-  }
-  const withRepairs = [...transcript, ...resumeRepairs(transcript)];
+  const model = recordedModel(metas, values);
+  const resumeModel = claudeResumeModel(model);
+  const mapped = mapLines(metas, values, resumeModel);
+  const transcript = mapped.messages;
+  const loaded = metas.filter((m) => !m.isSidechain).map((m) => values.get(m.line)).filter((v): v is ClaudeLine => v !== undefined);
+  const withRepairs = [...transcript, ...resumeRepairs(transcript, endsWithLocalCommandRecord(loaded))];
   return {
     messages: normalizeForApi(withRepairs),
     strict: normalizeForApi(transcript, { repair: false }),
@@ -235,5 +292,8 @@ export async function reconstructClaudeContext(index: ClaudeIndex): Promise<Clau
     chainLines: chain.lines,
     missingParents: chain.missingParents,
     ...(model ? { model } : {}),
+    resumeModel,
+    systemEntries: mapped.systemEntries,
+    unmodelledAttachments: mapped.unmodelledAttachments,
   };
 }

@@ -6,7 +6,7 @@
 import { readJsonl, type RawLine, type ReadJsonlOptions } from '../../core/jsonl.js';
 import { skimJson, skimmedLength, SkippedString } from '../../core/json-skim.js';
 import type { ParseError } from '../../errors.js';
-import { contentBlocks, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ToolResultBlock, type ToolUseBlock } from './types.js';
+import { contentBlocks, isKnownLineType, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ToolResultBlock, type ToolUseBlock } from './types.js';
 
 /** What pass 1 remembers about one line. */
 export interface LineMeta {
@@ -27,6 +27,8 @@ export interface LineMeta {
   isApiError: boolean;
   /** API message id (assistant lines; split lines of one reply share it). */
   messageId?: string;
+  /** `message.model` of an assistant line. */
+  model?: string;
   role?: string;
   timestamp?: string;
   /** Block types in order, e.g. ['thinking'] or ['tool_result','tool_result']. */
@@ -66,6 +68,8 @@ export interface ClaudeIndex {
   /** Index in `lines` of the last compact_boundary, or -1. */
   lastBoundary: number;
   totalBytes: number;
+  /** Line types ctxvm does not know (kept verbatim), by type: how many lines and the first one. */
+  unknownTypes?: Map<string, { count: number; firstLine: number }>;
 }
 
 /** The input field that identifies a tool call to a person (kept verbatim in stubs). */
@@ -157,6 +161,7 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
   if (value.parentUuid !== undefined) meta.parentUuid = value.parentUuid;
   if (value.logicalParentUuid !== undefined) meta.logicalParentUuid = value.logicalParentUuid;
   if (typeof value.message?.id === 'string') meta.messageId = value.message.id;
+  if (kind === 'assistant' && typeof value.message?.model === 'string') meta.model = value.message.model;
   if (typeof value.message?.role === 'string') meta.role = value.message.role;
   if (typeof value.timestamp === 'string') meta.timestamp = value.timestamp;
   if (typeof value.leafUuid === 'string') meta.leafUuid = value.leafUuid;
@@ -181,7 +186,8 @@ export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
 
 /** Streams a transcript once and returns its index. Bad lines are collected, not thrown. */
 export async function scanClaudeSession(file: string, options: ScanOptions = {}): Promise<ClaudeIndex> {
-  const index: ClaudeIndex = { file, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0 };
+  const unknownTypes = new Map<string, { count: number; firstLine: number }>();
+  const index: ClaudeIndex = { file, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0, unknownTypes };
   for await (const rec of readJsonl<ClaudeLine>(file, { onBadLine: 'yield', signal: options.signal, parse: parseForIndex })) {
     const raw = rec.raw;
     index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
@@ -192,6 +198,12 @@ export async function scanClaudeSession(file: string, options: ScanOptions = {})
     const value = rec.value;
     if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
     const meta = describeLine(value, raw.line, raw.byteOffset, raw.bytes.length);
+    if (!isKnownLineType(value.type)) {
+      const key = typeof value.type === 'string' ? value.type : '(no type)';
+      const seen = unknownTypes.get(key);
+      if (seen) seen.count++;
+      else unknownTypes.set(key, { count: 1, firstLine: raw.line });
+    }
     if (meta.kind === 'system' && meta.subtype === 'compact_boundary') index.lastBoundary = index.lines.length;
     index.sessionId ??= typeof value.sessionId === 'string' ? value.sessionId : undefined;
     index.cwd ??= typeof value.cwd === 'string' ? value.cwd : undefined;

@@ -104,6 +104,29 @@ export type ClaudeLineKind =
 
 const KNOWN_KINDS = new Set<string>(['user', 'assistant', 'system', 'summary', 'file-history-snapshot', 'queue-operation', 'progress', 'attachment', 'last-prompt']);
 
+/**
+ * Line types Claude Code writes that carry no message (titles, modes, snapshots, bridges, links…;
+ * ../shared/formats.md "Seen in the wild"). They are never sent and pass through a trim
+ * untouched; any type outside this list and the kinds above is reported (`unknown-line-type`).
+ */
+export const PASSTHROUGH_LINE_TYPES: ReadonlySet<string> = new Set([
+  'permission-mode',
+  'mode',
+  'ai-title',
+  'custom-title',
+  'agent-name',
+  'bridge-session',
+  'file-history-delta',
+  'pr-link',
+  'fork-context-ref',
+  'tag',
+]);
+
+/** True for a line type ctxvm knows: a kind above or a pass-through type. */
+export function isKnownLineType(type: unknown): boolean {
+  return typeof type === 'string' && (KNOWN_KINDS.has(type) || PASSTHROUGH_LINE_TYPES.has(type));
+}
+
 export function lineKind(line: ClaudeLine): ClaudeLineKind {
   const t = line.type;
   return typeof t === 'string' && KNOWN_KINDS.has(t) ? (t as ClaudeLineKind) : 'other';

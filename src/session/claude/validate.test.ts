@@ -30,7 +30,7 @@ function exchange(): Transcript {
 describe('validator rules', () => {
   it('the starting transcript is valid and every rule has a description', async () => {
     expect(await findings(exchange())).toEqual([]);
-    for (const rule of ['json-line', 'parent-chain', 'dangling-parent', 'empty-content', 'role-order', 'tool-result-without-use', 'tool-use-without-result', 'tool-result-order', 'duplicate-tool-id', 'thinking-signature', 'open-tool-use', 'preserved-messages']) {
+    for (const rule of ['json-line', 'parent-chain', 'dangling-parent', 'empty-content', 'role-order', 'tool-result-without-use', 'tool-use-without-result', 'tool-result-order', 'duplicate-tool-id', 'thinking-signature', 'open-tool-use', 'preserved-messages', 'unknown-line-type', 'unmodelled-attachment', 'thinking-dropped']) {
       expect(CLAUDE_RULES[rule], rule).toBeTypeOf('string');
     }
   });
@@ -44,7 +44,9 @@ describe('validator rules', () => {
     expect(isValid(fs)).toBe(false);
   });
 
-  it('parent-chain: a parentUuid naming no line, more than 5 s away, is an error; bridged within 5 s it is a warning', async () => {
+  // Claude Code resumes from a dangling parent that no timestamp bridges (O: 3e89eb15 line 61,
+  // resume-model.md §1.4): what it does on its own is a warning that says what is not sent
+  it('parent-chain: a parentUuid naming no line is a warning naming what Claude Code does not send (bridged within 5 s, or resumed from there)', async () => {
     const build = (gapMs: number) => {
       const t = new Transcript();
       t.user('prompt', { atMs: 0 });
@@ -54,7 +56,9 @@ describe('validator rules', () => {
       return t;
     };
     const far = await findings(build(60_000));
-    expect(only(far, 'parent-chain')).toEqual([{ rule: 'parent-chain', line: 3, severity: 'error' }]);
+    expect(only(far, 'parent-chain')).toEqual([{ rule: 'parent-chain', line: 3, severity: 'warning' }]);
+    expect(far.find((f) => f.rule === 'parent-chain')!.message).toContain('resumes from line 3: the 2 message line(s) before it (lines 1–2) are not sent');
+    expect(isValid(far)).toBe(true);
     const near = await findings(build(2000));
     expect(only(near, 'parent-chain')).toEqual([{ rule: 'parent-chain', line: 3, severity: 'warning' }]);
     expect(isValid(near)).toBe(true);
@@ -101,10 +105,13 @@ describe('validator rules', () => {
     expect(only(await findings(t), 'empty-content')).toEqual([{ rule: 'empty-content', line: 6, severity: 'error' }]);
   });
 
-  it('role-order: a context starting with an assistant message is an error', async () => {
+  // Claude Code sends it as is (O: 3e89eb15, which starts at an assistant line after a chain cut)
+  it('role-order: a context starting with an assistant message is a warning', async () => {
     const t = new Transcript();
     t.assistant('msg_1', text('hello?'));
-    expect(only(await findings(t), 'role-order')).toEqual([{ rule: 'role-order', line: 1, severity: 'error' }]);
+    const fs = await findings(t);
+    expect(only(fs, 'role-order')).toEqual([{ rule: 'role-order', line: 1, severity: 'warning' }]);
+    expect(isValid(fs)).toBe(true);
   });
 
   it('role-order: two replies with different message ids in a row are an error', async () => {
@@ -183,6 +190,41 @@ describe('validator rules', () => {
     expect(only(broken, 'preserved-messages')).toEqual([{ rule: 'preserved-messages', line: 3, severity: 'error' }]);
     const intact = await findings(build((ids) => ids));
     expect(only(intact, 'preserved-messages')).toEqual([]);
+  });
+});
+
+describe('lines from the wild', () => {
+  it('unknown-line-type: a line type ctxvm does not know is one warning per type, at its first line; known pass-through types are not reported', async () => {
+    const t = exchange();
+    t.raw({ type: 'ai-title', aiTitle: 'a title', sessionId: t.sessionId });
+    t.raw({ type: 'ctxvm-from-the-future', sessionId: t.sessionId });
+    t.raw({ type: 'ctxvm-from-the-future', sessionId: t.sessionId });
+    const fs = await findings(t);
+    expect(only(fs, 'unknown-line-type')).toEqual([{ rule: 'unknown-line-type', line: 6, severity: 'warning' }]);
+    expect(fs.find((f) => f.rule === 'unknown-line-type')!.message).toContain('"ctxvm-from-the-future" (2 lines)');
+    expect(isValid(fs)).toBe(true);
+  });
+
+  it('unmodelled-attachment: an attachment type ctxvm does not render is a warning; rendered and silent ones are not', async () => {
+    const t = new Transcript();
+    t.user('prompt');
+    t.attachment({ type: 'skill_listing', content: '- a: skill a', skillCount: 1, isInitial: true });
+    t.attachment({ type: 'hook_system_message', content: 'shown to the user only' });
+    t.attachment({ type: 'deferred_tools_delta', addedNames: ['Cron'], addedLines: ['Cron'] });
+    t.assistant('msg_1', text('answer'));
+    const fs = await findings(t);
+    expect(only(fs, 'unmodelled-attachment')).toEqual([{ rule: 'unmodelled-attachment', line: 4, severity: 'warning' }]);
+  });
+
+  it('thinking-dropped: thinking of another model than the resumed one is a warning', async () => {
+    const t = new Transcript();
+    t.user('prompt');
+    t.reply('msg_1', [thinking('hmm', 'sig-1'), text('answer')], { model: 'claude-sonnet-4-5-20250929' });
+    t.user('more');
+    t.reply('msg_2', [thinking('hmm', 'sig-2'), text('answer 2')], { model: 'claude-opus-4-5-20251101' });
+    const fs = await findings(t);
+    expect(only(fs, 'thinking-dropped')).toEqual([{ rule: 'thinking-dropped', line: 2, severity: 'warning' }]);
+    expect(fs.find((f) => f.rule === 'thinking-dropped')!.message).toContain('claude-opus-4-5-20251101');
   });
 });
 

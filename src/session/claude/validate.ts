@@ -16,10 +16,11 @@ export type FindingSeverity = ValidationFinding['severity'];
 /** Names and meanings of the rules, for `--help` and docs. */
 export const CLAUDE_RULES: Readonly<Record<string, string>> = {
   'json-line': 'every line is a JSON object',
-  'parent-chain': "the resumed chain reaches a root: every parentUuid on it names a line in the file",
+  'parent-chain':
+    'the resumed chain reaches a root: a parentUuid on it that names no line is bridged by timestamp or ends what Claude Code sends there (warning: it resumes from that line)',
   'dangling-parent': 'a parentUuid off the resumed chain names no line (warning)',
   'empty-content': 'no message, text block or tool result on the chain is empty',
-  'role-order': 'the context starts with a user message and roles alternate after merging',
+  'role-order': 'roles alternate after merging (a context that starts with an assistant message is a warning: Claude Code sends it as is)',
   'tool-result-without-use': 'every tool_result answers a tool_use of the assistant message right before it',
   'tool-use-without-result': 'every tool_use is answered in the next user message',
   'tool-result-order': 'in a user message, tool_result blocks come before any other block',
@@ -27,6 +28,9 @@ export const CLAUDE_RULES: Readonly<Record<string, string>> = {
   'thinking-signature': 'thinking blocks carry their signature',
   'open-tool-use': 'the last message has tool calls without results; Claude Code marks them interrupted on resume (warning)',
   'preserved-messages': 'the messages the last compaction boundary preserves (preservedMessages / preservedSegment) exist in the file',
+  'unknown-line-type': 'a line type ctxvm does not know: kept verbatim, never sent by the agent as far as ctxvm knows (warning)',
+  'unmodelled-attachment': 'an attachment type whose reminder text ctxvm does not reproduce: Claude Code may send text that is not counted (warning)',
+  'thinking-dropped': 'thinking written by another model than the one Claude Code resumes with is not sent (warning)',
 };
 
 function firstLine(m: ContextMessage | undefined): number {
@@ -60,8 +64,26 @@ export function validateClaudeContext(index: ClaudeIndex, ctx: ClaudeContext): V
 
   const onChain = new Set(ctx.chainLines);
   for (const miss of ctx.missingParents) {
-    if (miss.bridgedTo !== undefined) add('parent-chain', miss.line, `parentUuid ${miss.parentUuid} names no line; Claude Code bridges to line ${miss.bridgedTo} by timestamp`, 'warning');
-    else add('parent-chain', miss.line, `parentUuid ${miss.parentUuid} names no line in the file: the resumed conversation is cut here`);
+    if (miss.bridgedTo !== undefined) {
+      add('parent-chain', miss.line, `parentUuid ${miss.parentUuid} names no line; Claude Code bridges to line ${miss.bridgedTo} by timestamp`, 'warning');
+      continue;
+    }
+    // Claude Code resumes from here (O: 3e89eb15 line 61); what comes before is not sent
+    const lost = index.lines.filter((m) => m.line < miss.line && (m.kind === 'user' || m.kind === 'assistant') && !m.isSidechain && !onChain.has(m.line) && (index.lastBoundary < 0 || m.line > index.lines[index.lastBoundary]!.line));
+    const span = lost.length > 0 ? `: the ${lost.length} message line(s) before it (lines ${lost[0]!.line}–${lost[lost.length - 1]!.line}) are not sent` : '';
+    add('parent-chain', miss.line, `parentUuid ${miss.parentUuid} names no line in the file; Claude Code resumes from line ${miss.line}${span}`, 'warning');
+  }
+  for (const [type, seen] of index.unknownTypes ?? []) {
+    add('unknown-line-type', seen.firstLine, `line type ${JSON.stringify(type)} (${seen.count} line${seen.count === 1 ? '' : 's'}) is not known to ctxvm; kept verbatim`, 'warning');
+  }
+  const unmodelled = new Map<string, number[]>();
+  for (const a of ctx.unmodelledAttachments) unmodelled.set(a.type, [...(unmodelled.get(a.type) ?? []), a.line]);
+  for (const [type, lines] of unmodelled) {
+    add('unmodelled-attachment', lines[0]!, `attachment type ${JSON.stringify(type)} (${lines.length} line${lines.length === 1 ? '' : 's'}) may be sent as a reminder ctxvm does not reproduce; its tokens are not counted`, 'warning');
+  }
+  const droppedThinking = ctx.transcript.length === 0 ? [] : thinkingOfOtherModels(index, ctx);
+  if (droppedThinking.length > 0) {
+    add('thinking-dropped', droppedThinking[0]!, `${droppedThinking.length} line(s) with thinking were written by another model than ${ctx.resumeModel}, the model Claude Code resumes with; it does not send that thinking`, 'warning');
   }
   const uuids = new Set(index.lines.map((m) => m.uuid).filter(Boolean));
   for (const m of index.lines) {
@@ -90,7 +112,8 @@ export function validateClaudeContext(index: ClaudeIndex, ctx: ClaudeContext): V
   }
 
   const msgs = strict;
-  if (msgs.length > 0 && msgs[0]!.role !== 'user') add('role-order', firstLine(msgs[0]), 'the context starts with an assistant message');
+  // the first-party API accepts it (anthropics/anthropic-sdk-typescript#622); Bedrock does not
+  if (msgs.length > 0 && msgs[0]!.role !== 'user') add('role-order', firstLine(msgs[0]), 'the context starts with an assistant message: Claude Code sends it as is (Amazon Bedrock rejects such a request)', 'warning');
   const seenToolIds = new Map<string, number>();
   msgs.forEach((m, i) => {
     const line = firstLine(m);
@@ -137,6 +160,16 @@ export function validateClaudeContext(index: ClaudeIndex, ctx: ClaudeContext): V
     }
   });
   return findings;
+}
+
+/** Lines on the chain whose thinking Claude Code drops because another model wrote them (§1.7.0). */
+function thinkingOfOtherModels(index: ClaudeIndex, ctx: ClaudeContext): number[] {
+  const sent = new Set(ctx.transcript.flatMap((m) => m.lines));
+  const metaByLine = new Map(index.lines.map((m) => [m.line, m] as const));
+  return ctx.chainLines.filter((line) => {
+    const m = metaByLine.get(line);
+    return m?.kind === 'assistant' && !m.isApiError && sent.has(line) && m.model !== ctx.resumeModel && m.blockTypes.some((t) => t === 'thinking' || t === 'redacted_thinking');
+  });
 }
 
 export function isValid(findings: ValidationFinding[]): boolean {
