@@ -98,6 +98,42 @@ describe('discoverSessions', () => {
   });
 });
 
+describe('layouts seen in the wild', () => {
+  it('finds sessions in a project folder\'s sessions/ and Codex archived_sessions/; nested subagent transcripts are subagents of their session', async () => {
+    const projectDir = encodeClaudeProjectDir('/home/u/app');
+    const folder = join(env.claudeConfigDir, 'projects', projectDir);
+    const main = randomUUID();
+    const other = randomUUID();
+    await mkdir(join(folder, 'sessions'), { recursive: true });
+    const mainPath = join(folder, 'sessions', `${main}.jsonl`);
+    await writeFile(mainPath, claudeLines(main, '/home/u/app', 2));
+    await writeFile(join(folder, `${other}.jsonl`), claudeLines(other, '/home/u/app', 1));
+    // 2.1.x subagents under <sessionId>/subagents/ and workflow agents under subagents/<sessionId>/workflows/<wf>/
+    const sub = (dir: string, name: string) => mkdir(dir, { recursive: true }).then(() => writeFile(join(dir, name), JSON.stringify({ type: 'user', isSidechain: true, sessionId: main, message: { content: 'task' } }) + '\n'));
+    await sub(join(folder, main, 'subagents'), 'agent-a1.jsonl');
+    await sub(join(folder, 'subagents', main, 'workflows', 'wf_1'), 'agent-a2.jsonl');
+    await writeFile(join(folder, 'subagents', main, 'workflows', 'wf_1', 'journal.jsonl'), '{"type":"started"}\n');
+    const archived = join(env.codexHome, 'archived_sessions');
+    await mkdir(archived, { recursive: true });
+    const codexId = randomUUID();
+    const codexPath = join(archived, `rollout-2026-03-24T21-27-50-${codexId}.jsonl`);
+    await writeFile(codexPath, codexLines(codexId, '/home/u/app', 2));
+
+    const { sessions, stats } = await discover();
+    expect(stats.files).toBe(5);
+    expect(sessions.map((s) => s.path).sort()).toEqual([mainPath, join(folder, `${other}.jsonl`), codexPath].sort());
+    const m = sessions.find((s) => s.id === main)!;
+    expect(m).toMatchObject({ agent: 'claude', project: '/home/u/app', projectDir, messages: 4 });
+    expect(m.siblingFiles).toEqual([join(folder, main, 'subagents', 'agent-a1.jsonl'), join(folder, 'subagents', main, 'workflows', 'wf_1', 'agent-a2.jsonl')].sort());
+    expect(sessions.find((s) => s.id === other)!.siblingFiles).toBeUndefined();
+    expect(sessions.find((s) => s.agent === 'codex')).toMatchObject({ id: codexId, messages: 2 });
+
+    // a removed archived rollout leaves the index
+    await rm(codexPath);
+    expect((await discover()).stats).toMatchObject({ removed: 1, files: 4 });
+  });
+});
+
 describe('session references', () => {
   it('resolves ids, prefixes, paths and --latest, with clear errors', async () => {
     const a = 'aaaa1111-0000-4000-8000-000000000001';

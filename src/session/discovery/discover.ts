@@ -3,12 +3,15 @@
  * the warm store keyed by path, size and mtime, so listing a thousand sessions re-reads only the
  * files that changed (and a file that grew only from its old end, see probe.ts).
  *
- *   Claude Code  $CLAUDE_CONFIG_DIR/projects/<encoded cwd>/<sessionId>.jsonl
- *                (+ older `agent-*.jsonl` subagent transcripts beside them, indexed as subagents)
- *   Codex CLI    $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl
+ *   Claude Code  $CLAUDE_CONFIG_DIR/projects/<encoded cwd>/<sessionId>.jsonl, or in that folder's
+ *                `sessions/` (a layout seen in users' backups); subagent transcripts are indexed as
+ *                subagents: older `agent-*.jsonl` beside the session, `<sessionId>/subagents/…` and
+ *                `subagents/<sessionId>/workflows/<workflow>/…` under the project folder
+ *   Codex CLI    $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl, and closed
+ *                sessions in $CODEX_HOME/archived_sessions/rollout-*.jsonl
  */
 import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { basename, dirname, join, sep } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import type { AgentKind } from '../context-model.js';
 import type { IndexedFile, SessionCatalog } from '../dag/catalog.js';
@@ -92,29 +95,48 @@ function dirEntries(dir: string): Dirent[] {
   }
 }
 
+/** Subagent transcripts under `dir` (`agent-*.jsonl` at any depth up to `depth`). */
+function subagentFiles(dir: string, depth: number, out: string[]): void {
+  for (const e of dirEntries(dir)) {
+    if (e.isDirectory() && depth > 0) subagentFiles(join(dir, e.name), depth - 1, out);
+    else if (e.isFile() && e.name.startsWith('agent-') && e.name.endsWith('.jsonl')) out.push(join(dir, e.name));
+  }
+}
+
 function claudeCandidates(root: string): Candidate[] {
   const projects = join(root, 'projects');
   const out: Candidate[] = [];
   for (const d of dirEntries(projects)) {
     if (!d.isDirectory()) continue;
-    for (const f of dirEntries(join(projects, d.name))) {
-      if (!f.isFile() || !f.name.endsWith('.jsonl') || f.name.startsWith('.')) continue;
-      out.push({ path: join(projects, d.name, f.name), agent: 'claude', role: f.name.startsWith('agent-') ? 'subagent' : 'main', projectDir: d.name });
+    const folder = join(projects, d.name);
+    const add = (dir: string, f: Dirent) => {
+      if (f.isFile() && f.name.endsWith('.jsonl') && !f.name.startsWith('.')) out.push({ path: join(dir, f.name), agent: 'claude', role: f.name.startsWith('agent-') ? 'subagent' : 'main', projectDir: d.name });
+    };
+    const subagents: string[] = [];
+    for (const f of dirEntries(folder)) {
+      if (f.isDirectory() && f.name === 'sessions') for (const g of dirEntries(join(folder, f.name))) add(join(folder, f.name), g);
+      else if (f.isDirectory() && f.name === 'subagents') subagentFiles(join(folder, f.name), 4, subagents);
+      else if (f.isDirectory() && UUID.test(f.name)) subagentFiles(join(folder, f.name, 'subagents'), 3, subagents);
+      else add(folder, f);
     }
+    for (const path of subagents) out.push({ path, agent: 'claude', role: 'subagent', projectDir: d.name });
   }
   return out;
 }
 
 function codexCandidates(root: string): Candidate[] {
   const out: Candidate[] = [];
+  const rollout = (dir: string, e: Dirent) => {
+    if (e.isFile() && e.name.startsWith('rollout-') && e.name.endsWith('.jsonl')) out.push({ path: join(dir, e.name), agent: 'codex', role: 'main', projectDir: null });
+  };
   const level = (dir: string, depth: number): void => {
     for (const e of dirEntries(dir)) {
-      if (depth === 3) {
-        if (e.isFile() && e.name.startsWith('rollout-') && e.name.endsWith('.jsonl')) out.push({ path: join(dir, e.name), agent: 'codex', role: 'main', projectDir: null });
-      } else if (e.isDirectory() && /^\d+$/.test(e.name)) level(join(dir, e.name), depth + 1);
+      if (depth === 3) rollout(dir, e);
+      else if (e.isDirectory() && /^\d+$/.test(e.name)) level(join(dir, e.name), depth + 1);
     }
   };
   level(join(root, 'sessions'), 0);
+  for (const e of dirEntries(join(root, 'archived_sessions'))) rollout(join(root, 'archived_sessions'), e);
   return out;
 }
 
@@ -173,7 +195,7 @@ export function sessionsFromIndex(rows: readonly IndexedFile[]): DiscoveredSessi
     if (r.agent !== 'claude' || !r.projectDir) continue;
     if (r.project && !folderCwd.has(r.projectDir)) folderCwd.set(r.projectDir, r.project);
     if (r.role === 'subagent' && r.sessionId) {
-      const key = `${dirname(r.path)}\0${r.sessionId}`;
+      const key = `${r.projectDir}\0${r.sessionId}`;
       siblings.set(key, [...(siblings.get(key) ?? []), r.path]);
     }
   }
@@ -182,7 +204,7 @@ export function sessionsFromIndex(rows: readonly IndexedFile[]): DiscoveredSessi
   return mains.map((r): DiscoveredSession => {
     const id = sessionIdOf(r);
     const project = r.project ?? (r.projectDir ? folderCwd.get(r.projectDir) ?? null : null);
-    const sib = siblings.size && r.agent === 'claude' ? siblings.get(`${dirname(r.path)}\0${id}`) : undefined;
+    const sib = siblings.size && r.agent === 'claude' ? siblings.get(`${r.projectDir}\0${id}`) : undefined;
     return {
       agent: r.agent,
       id,
@@ -205,7 +227,7 @@ export async function discoverSessions(options: DiscoverOptions): Promise<Discov
   const concurrency = options.concurrency ?? 32;
   const roots: { agent: AgentKind; root: string; find: () => Candidate[] }[] = [
     { agent: 'claude', root: join(options.claudeConfigDir, 'projects'), find: () => claudeCandidates(options.claudeConfigDir) },
-    { agent: 'codex', root: join(options.codexHome, 'sessions'), find: () => codexCandidates(options.codexHome) },
+    { agent: 'codex', root: options.codexHome, find: () => codexCandidates(options.codexHome) },
   ];
   const active = roots.filter((r) => !options.agent || r.agent === options.agent);
   const indexed = await catalog.listIndexedFiles();
