@@ -47,5 +47,10 @@ export function registerSessions(program: Command, ctx: CommandContext): void {
           list.map((s) => [s.agent, s.id, shortTime(s.updatedAt), formatInt(s.messages), formatBytes(s.bytes), s.project ?? `(${s.projectDir ?? '?'})`, (s.title ?? '').slice(0, 60)]),
         ),
       );
+      const otherProvider = list.filter((s) => s.modelProvider);
+      if (otherProvider.length > 0) {
+        const names = [...new Set(otherProvider.map((s) => s.modelProvider))].join(', ');
+        ctx.note(`${otherProvider.length} Codex session(s) were recorded with another model provider (${names}): \`codex resume\` refuses them unless that provider is configured in config.toml`);
+      }
     });
 }

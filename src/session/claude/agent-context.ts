@@ -40,5 +40,12 @@ export function claudeAgentContext(ctx: ClaudeContext): AgentContext {
     parts: m.content.flatMap((b) => blockParts(b, m)),
     ...(m.injected ? { injected: true } : {}),
   }));
+  // attachments sent as role:"system" entries (newer models) cost tokens too; each goes after the
+  // message that precedes its line in the file
+  for (const s of ctx.systemEntries ?? []) {
+    let at = entries.length;
+    while (at > 0 && (entries[at - 1]!.line === 0 || entries[at - 1]!.line > s.line)) at--;
+    entries.splice(at, 0, { role: 'system', line: s.line, parts: [{ category: 'system', text: s.text }] });
+  }
   return { agent: 'claude', entries, ...(ctx.model ? { model: ctx.model } : {}) };
 }

@@ -12,6 +12,7 @@ import {
   type CodexContext,
 } from './context.js';
 import { scanCodexSession } from './scan.js';
+import { validateCodexContext } from './validate.js';
 import { codexCorpusRollouts, RolloutBuilder } from './testing.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctxvm-codex-context-'));
@@ -26,9 +27,12 @@ const keys = (ctx: CodexContext) => summarizeCodexContext(ctx).types;
 /**
  * History items Codex 0.169 sent for each corpus rollout (docs/resume-model.md §3, "reconstructed"
  * column, recorded with the real CLI). Keys: u/a user/assistant message, r reasoning, fc/fco
- * function call/output, ctc/ctco custom tool call/output.
+ * function call/output, ctc/ctco custom tool call/output. `provider`: the rollout names a model
+ * provider other than openai, and Codex refuses to resume it under the probe's config ("no longer
+ * configured"); its counts are what Codex sent once that one field read "openai" (experiments
+ * Z-F-provider-openai, Z-G-provider-openai, Z-V-provider-openai).
  */
-const EXPECTED: Record<string, { items: number; u: number; a?: number; r?: number; fc?: number; fco?: number; ctc?: number; ctco?: number }> = {
+const EXPECTED: Record<string, { items: number; u: number; a?: number; r?: number; fc?: number; fco?: number; ctc?: number; ctco?: number; provider?: string }> = {
   '2025-09-26T17-01-04': { items: 87, u: 16, r: 27, fc: 17, fco: 17, a: 10 },
   '2025-09-26T19-38-50': { items: 15, u: 3, r: 4, fc: 4, fco: 4 },
   '2025-09-26T19-45-48': { items: 1, u: 1 },
@@ -45,11 +49,21 @@ const EXPECTED: Record<string, { items: number; u: number; a?: number; r?: numbe
   '2025-12-15T14-40-50': { items: 13, u: 2, r: 4, fc: 2, fco: 2, ctc: 1, ctco: 1, a: 1 },
   '2025-12-15T14-44-44': { items: 108, u: 3, r: 33, fc: 35, fco: 35, a: 2 },
   '2025-12-15T15-11-10': { items: 35, u: 2, r: 10, fc: 11, fco: 11, a: 1 },
+  // sessions in the wild (issue 22): 0.63 – 0.121, archived, subagent and forked rollouts
+  '2025-11-27T11-34-23': { items: 1, u: 1, provider: 'codex' },
+  '2025-11-28T22-33-42': { items: 326, u: 25, a: 22, r: 73, fc: 77, fco: 77, ctc: 26, ctco: 26, provider: 'codex' },
+  '2026-01-15T23-05-23': { items: 3, u: 3 },
+  '2026-03-24T21-27-50': { items: 167, u: 15, a: 23, r: 30, fc: 44, fco: 44, ctc: 1, ctco: 1 },
+  '2026-03-29T22-19-12': { items: 113, u: 21, a: 25, r: 16, fc: 21, fco: 21, ctc: 2, ctco: 2 },
+  '2026-04-10T09-55-11': { items: 66, u: 2, a: 8, r: 11, fc: 22, fco: 22 },
+  '2026-04-15T11-58-23': { items: 109, u: 3, a: 9, r: 9, fc: 43, fco: 43 },
+  '2026-04-19T22-04-58': { items: 122, u: 8, a: 4, r: 26, fc: 41, fco: 41, provider: 'ollama-launch' },
 };
 
 const corpus = codexCorpusRollouts(process.cwd());
 if (corpus.length === 0) console.log('skipping Codex corpus tests: ../shared/corpus/sessions/codex not found');
-const GROUND_TRUTH = '/tmp/probe-ground-truth';
+// request bodies recorded by scripts/probe-corpus.mjs (its default --out), when on this machine
+const GROUND_TRUTH = process.env.CTXVM_GROUND_TRUTH ?? '/tmp/probe-ground-truth';
 
 describe.skipIf(corpus.length === 0)('reconstruction of the corpus rollouts', () => {
   it.each(corpus.map((f) => [basename(f), f]))('%s matches the request Codex sent', async (_name, file) => {
@@ -67,7 +81,13 @@ describe.skipIf(corpus.length === 0)('reconstruction of the corpus rollouts', ()
       fco: s.counts.function_call_output ?? 0,
       ctc: s.counts.custom_tool_call ?? 0,
       ctco: s.counts.custom_tool_call_output ?? 0,
-    }).toEqual({ a: 0, r: 0, fc: 0, fco: 0, ctc: 0, ctco: 0, ...want, items: undefined });
+    }).toEqual({ a: 0, r: 0, fc: 0, fco: 0, ctc: 0, ctco: 0, ...want, items: undefined, provider: undefined });
+    // a rollout of another model provider is reported: Codex resumes it only where that provider is configured
+    const provider = validateCodexContext(await scanCodexSession(file), ctx).filter((f) => f.rule === 'model-provider');
+    if (want!.provider) {
+      expect(provider).toMatchObject([{ line: 1, severity: 'warning' }]);
+      expect(provider[0]!.message).toContain(JSON.stringify(want!.provider));
+    } else expect(provider).toEqual([]);
     expect(s.synthetic).toBe(0);
     expect(ctx.items.some((x) => x.item.type === 'ghost_snapshot')).toBe(false);
 

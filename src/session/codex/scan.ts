@@ -6,6 +6,7 @@
 import { readJsonl, type ReadJsonlOptions } from '../../core/jsonl.js';
 import { ParseError } from '../../errors.js';
 import {
+  CODEX_PASSTHROUGH_LINE_TYPES,
   codexLineKind,
   codexReadKey,
   codexToolTarget,
@@ -94,6 +95,12 @@ export interface CodexIndex {
   cliVersion?: string;
   /** Model of the last turn_context line. */
   model?: string;
+  /** `session_meta.payload.model_provider`: Codex resumes a rollout only with this provider (§2.6). */
+  modelProvider?: string;
+  /** `session_meta.payload.forked_from_id`: the thread this one was forked from. */
+  forkedFromId?: string;
+  /** Top-level line types ctxvm does not know (kept verbatim): how many lines and the first one. */
+  unknownTypes?: Map<string, { count: number; firstLine: number }>;
   /** Index in `lines` of the last `compacted` line, or -1. */
   lastCompacted: number;
   totalBytes: number;
@@ -184,7 +191,8 @@ export interface CodexScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
 
 /** Streams a rollout once and returns its index. Bad lines are collected, not thrown. */
 export async function scanCodexSession(file: string, options: CodexScanOptions = {}): Promise<CodexIndex> {
-  const index: CodexIndex = { file, lines: [], badLines: [], firstLine: 0, lastCompacted: -1, totalBytes: 0 };
+  const unknownTypes = new Map<string, { count: number; firstLine: number }>();
+  const index: CodexIndex = { file, lines: [], badLines: [], firstLine: 0, lastCompacted: -1, totalBytes: 0, unknownTypes };
   for await (const rec of readJsonl<CodexLine>(file, { onBadLine: 'yield', signal: options.signal })) {
     const raw = rec.raw;
     index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
@@ -201,11 +209,19 @@ export async function scanCodexSession(file: string, options: CodexScanOptions =
     }
     const meta = describeCodexLine(value, raw.line, raw.byteOffset, raw.bytes.length);
     if (meta.kind === 'compacted') index.lastCompacted = index.lines.length;
+    if (meta.kind === 'other' && !CODEX_PASSTHROUGH_LINE_TYPES.has(String(value.type))) {
+      const key = typeof value.type === 'string' ? value.type : '(no type)';
+      const seen = unknownTypes.get(key);
+      if (seen) seen.count++;
+      else unknownTypes.set(key, { count: 1, firstLine: raw.line });
+    }
     if (meta.kind === 'session_meta' && index.sessionId === undefined && meta.sessionId) {
       index.sessionId = meta.sessionId;
       const p = value.payload as Record<string, unknown>;
       if (typeof p.cwd === 'string') index.cwd = p.cwd;
       if (typeof p.cli_version === 'string') index.cliVersion = p.cli_version;
+      if (typeof p.model_provider === 'string') index.modelProvider = p.model_provider;
+      if (typeof p.forked_from_id === 'string') index.forkedFromId = p.forked_from_id;
     }
     if (meta.kind === 'turn_context') {
       const model = (value.payload as Record<string, unknown> | undefined)?.model;

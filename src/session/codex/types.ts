@@ -44,6 +44,13 @@ export type CodexLineKind = 'session_meta' | 'turn_context' | 'response_item' | 
 
 const KNOWN_KINDS = new Set<string>(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
 
+/**
+ * Top-level line types Codex writes that are not history (snapshots of AGENTS.md and the
+ * environment, inter-agent metadata; ../shared/formats.md "Seen in the wild"). They pass through a
+ * trim untouched; any other unknown type is reported (`unknown-line-type`).
+ */
+export const CODEX_PASSTHROUGH_LINE_TYPES: ReadonlySet<string> = new Set(['world_state', 'inter_agent_communication_metadata']);
+
 export function codexLineKind(line: CodexLine): CodexLineKind {
   const t = line.type;
   return typeof t === 'string' && KNOWN_KINDS.has(t) ? (t as CodexLineKind) : 'other';

@@ -22,7 +22,17 @@ export const CODEX_RULES: Readonly<Record<string, string>> = {
   'duplicate-call-id': 'a call_id names one call and is answered once',
   'empty-content': 'every message has content blocks and no empty text block',
   'reasoning-encrypted': 'reasoning items keep their encrypted_content when the session has it (Codex sends null, which the API cannot resolve)',
+  'model-provider': 'Codex resumes a rollout only with the model provider it recorded: one other than openai must be configured where it is resumed (warning)',
+  'unknown-line-type': 'a top-level line type ctxvm does not know: kept verbatim (warning)',
 };
+
+/**
+ * Codex 0.169.0 refuses to resume a rollout whose `model_provider` is neither defined in the
+ * config nor the configured one ("This chat uses model provider “codex”, which is no longer
+ * configured"; for a built-in one such as ollama: "Cannot change this thread's model provider");
+ * `openai` (the default) or no recorded provider resume (E: Z-F-provider-*, Z-V-provider-openai).
+ */
+const DEFAULT_MODEL_PROVIDER = 'openai';
 
 export function validateCodexContext(index: CodexIndex, ctx: CodexContext): ValidationFinding[] {
   const findings: ValidationFinding[] = [];
@@ -35,6 +45,19 @@ export function validateCodexContext(index: CodexIndex, ctx: CodexContext): Vali
   else if (!first || first.line !== index.firstLine || first.kind !== 'session_meta') {
     add('session-meta-first', index.firstLine, `the first line is ${first && first.line === index.firstLine ? `a ${first.kind === 'other' ? (first.type ?? 'untyped') : first.kind} line` : 'not JSON'}, expected session_meta`);
   } else if (!first.sessionId) add('session-meta-first', first.line, 'the session_meta line has no payload.id');
+
+  const provider = index.modelProvider;
+  if (first?.kind === 'session_meta' && provider !== undefined && provider !== DEFAULT_MODEL_PROVIDER) {
+    add(
+      'model-provider',
+      first.line,
+      `the rollout was recorded with model provider ${JSON.stringify(provider)}: Codex resumes it only where that provider is configured (config.toml [model_providers.${provider}], selected as model_provider); elsewhere \`codex resume\` refuses it and sends nothing`,
+      'warning',
+    );
+  }
+  for (const [type, seen] of index.unknownTypes ?? []) {
+    add('unknown-line-type', seen.firstLine, `line type ${JSON.stringify(type)} (${seen.count} line${seen.count === 1 ? '' : 's'}) is not known to ctxvm; kept verbatim`, 'warning');
+  }
 
   const calls = new Map<string, number>(); // call_id → line of the call
   const answered = new Map<string, number>(); // call_id → line of its output

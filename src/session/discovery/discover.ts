@@ -35,8 +35,13 @@ export interface DiscoveredSession {
   title?: string;
   /** Claude Code: the `projects/<folder>` name. */
   projectDir?: string;
-  /** Older Claude Code layouts: subagent transcripts beside the session file. */
+  /** Claude Code: subagent transcripts of the session (beside it, or in its subagents folders). */
   siblingFiles?: string[];
+  /**
+   * Codex: the model provider the rollout was recorded with, when it is not `openai`. Codex
+   * resumes it only where that provider is configured (docs/resume-model.md §2.6).
+   */
+  modelProvider?: string;
 }
 
 /** Where the agents keep their sessions. */
@@ -216,8 +221,20 @@ export function sessionsFromIndex(rows: readonly IndexedFile[]): DiscoveredSessi
       ...(r.title ? { title: r.title } : {}),
       ...(r.projectDir ? { projectDir: r.projectDir } : {}),
       ...(sib?.length ? { siblingFiles: sib.sort() } : {}),
+      ...codexProvider(r),
     };
   });
+}
+
+/** `{modelProvider}` of a Codex row recorded with a provider other than openai, else `{}`. */
+function codexProvider(r: IndexedFile): { modelProvider?: string } {
+  if (r.agent !== 'codex' || !r.scanState.includes('modelProvider')) return {};
+  try {
+    const p = (JSON.parse(r.scanState) as { modelProvider?: unknown }).modelProvider;
+    return typeof p === 'string' && p !== 'openai' ? { modelProvider: p } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Scans the agents' folders, refreshes the index for changed files, and lists the sessions. */

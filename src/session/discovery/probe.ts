@@ -32,6 +32,8 @@ export interface ProbeState {
   summary?: string;
   /** Latest `custom-title` (Claude Code `/rename`); wins over `summary`. */
   customTitle?: string;
+  /** Codex: `session_meta.payload.model_provider` (Codex resumes only with that provider). */
+  modelProvider?: string;
   messages: number;
   lines: number;
   /** `message.id` of the last assistant line counted (split replies share it). */
@@ -88,6 +90,7 @@ export function applyLine(state: ProbeState, line: Json): void {
     if (line.type === 'session_meta') {
       state.sessionId ??= text(payload.id);
       state.cwd ??= text(payload.cwd);
+      state.modelProvider ??= text(payload.model_provider);
     } else if (line.type === 'turn_context') {
       state.cwd ??= text(payload.cwd);
     } else if (line.type === 'response_item' && payload.type === 'message' && (payload.role === 'user' || payload.role === 'assistant')) {
