@@ -744,7 +744,7 @@ if (cmd === 'compare') {
   // Markdown table of every probe run under DIR (default /tmp/probe-ground-truth), for docs.
   const dir = rest[0] || '/tmp/probe-ground-truth';
   const abbrev = { user: 'u', assistant: 'a', system: 'sys', summary: 'sum', 'file-history-snapshot': 'fhs', 'queue-operation': 'q', progress: 'prog', attachment: 'att', 'last-prompt': 'lp', response_item: 'ri', event_msg: 'ev', turn_context: 'tc', session_meta: 'meta', compacted: 'cmp' };
-  const rows = [];
+  const rows = [], subagentRows = new Map();
   for (const f of readdirSync(dir).filter(f => f.endsWith('.json') && !f.endsWith('.request.json') && f !== 'index.json').sort()) {
     const rep = JSON.parse(readFileSync(join(dir, f), 'utf8'));
     const session = rep.file || rep.session;
@@ -754,10 +754,24 @@ if (cmd === 'compare') {
     const kinds = {};
     for (const e of ents) { const k = abbrev[e.value?.type] ?? e.value?.type; kinds[k] = (kinds[k] ?? 0) + 1; }
     const lineCol = `${text.split('\n').filter(Boolean).length} (${Object.entries(kinds).map(([k, v]) => k + v).join(' ')})`;
-    const name = basename(f, '.json').replace(/^(claude-code|codex)__/, '').replace(/projects__[^_]+(__)?/, '').replace(/sessions__\d{4}__\d\d__\d\d__rollout-/, '');
+    const name = basename(f, '.json').replace(/^(claude-code|codex)__/, '').replace(/(\.claude__|config__)?projects__.+?__(sessions__)?(?=[0-9a-f]{8}-|agent-|subagents__)/, '')
+      .replace(/\.codex__/, '').replace(/(archived_)?sessions__(\d{4}__\d\d__\d\d__)?rollout-/, (m, a) => (a ? 'archived:' : ''));
     const reqF = join(dir, basename(f, '.json') + '.request.json');
     const secs = rep.elapsedMs ? (rep.elapsedMs / 1000).toFixed(1) + ' s' : '';
-    if (!existsSync(reqF)) { rows.push(`| ${name} | ${lineCol} | — | — | ${rep.error ?? ''}: ${(rep.output ?? rep.stderr ?? '').trim().split('\n')[0].slice(0, 70)} | ${secs} |`); continue; }
+    if (!existsSync(reqF)) {
+      const out = (rep.output ?? rep.stderr ?? '').trim().split('\n');
+      const why = (out.find(l => /Error:|No conversation found|no sessionId/.test(l)) ?? out[0]).replace(/^.*?(Error: )?(thread\/resume: )*(thread\/resume failed: )?/, '').replace(/ \(code -?\d+\).*$/, '').replace(/\/work\/shared\/corpus\/sessions\//, '');
+      // sidechain-only subagent transcripts: one row per parent session
+      const parent = /No conversation found with session ID: ([0-9a-f-]+)/.exec(why)?.[1];
+      if (parent) {
+        const g = subagentRows.get(parent) ?? { files: 0, lines: 0 };
+        g.files++; g.lines += text.split('\n').filter(Boolean).length;
+        subagentRows.set(parent, g);
+        continue;
+      }
+      rows.push(`| ${name} | ${lineCol} | — | — | ${rep.error ?? ''}: ${why.slice(0, 110)} | ${secs} |`);
+      continue;
+    }
     const body = JSON.parse(readFileSync(reqF, 'utf8'));
     if (rep.agent === 'codex' || ents[0]?.value?.type === 'session_meta') {
       const ref = reconstructCodex(text);
@@ -778,6 +792,7 @@ if (cmd === 'compare') {
       rows.push(`| ${name} | ${lineCol} | ${body.messages.length} = ${norm.messages.length} from file${sys ? ` + ${sys} system` : ''} + prompt${norm.messages.length < body.messages.length - sys ? '' : ' (merged)'} | u${u}/a${a}; ${Object.entries(b).filter(([, v]) => v).map(([k, v]) => k + '×' + v).join(' ')}${syn.length ? '; synthetic: ' + syn.join(', ') : ''} | ${rep.findings?.length ? JSON.stringify(rep.findings) : 'none'}; reference ${r.match ? (r.exact ? 'matches exactly' : 'matches') : 'DIFFERS'} | ${secs} |`);
     }
   }
+  for (const [parent, g] of subagentRows) rows.push(`| ${g.files} subagent transcript(s) of ${parent} | ${g.lines} lines, sidechain only | — | — | Claude Code sent no request: No conversation found with session ID: ${parent} (each file) | |`);
   console.log('| session | file lines (by type) | sent = from file + injected | reconstructed roles / blocks | probe findings; reference | probe time |');
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
