@@ -49,8 +49,11 @@ describe.skipIf(!enabled)('branches of snapshots resume in the real agents', () 
       const b = r.json<{ sessionId: string; path: string; agent: 'claude' | 'codex' }>();
       expect(b.sessionId).not.toBe(session.id);
       const report = await probe(b.agent, b.path, bins);
-      expect(report.findings).toEqual([]);
-      expect(report.ok).toBe(true);
+      // a session resumed with claude-opus-5-5 (its recorded model retired or unknown) gets an empty
+      // role:"system" entry the CLI itself injects (docs/resume-model.md §1.9): not about the file
+      const cliOwn = (f: { rule: string; role?: string }) => f.rule === 'empty-content' && f.role === 'system';
+      expect(report.findings.filter((f) => !cliOwn(f))).toEqual([]);
+      expect(report.ok || report.findings.every(cliOwn)).toBe(true);
       expect(JSON.stringify(report.request)).toContain(b.sessionId);
       expect(await readFile(b.path, 'utf8')).toContain(b.sessionId);
     }, 300_000);

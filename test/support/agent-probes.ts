@@ -36,7 +36,7 @@ export interface ProbeReport {
   ok: boolean;
   messages?: number;
   messageTokens?: number;
-  findings: { rule: string; message?: number; id?: string }[];
+  findings: { rule: string; message?: number; id?: string; role?: string }[];
   /** The request body the agent sent. */
   request: Record<string, unknown>;
 }
