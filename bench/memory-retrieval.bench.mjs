@@ -27,8 +27,13 @@
 // among the sources of a 600-token context. "ours" uses the analyzer with the concept map below
 // (MADIAL_CONCEPTS, documented there); "ours, no concepts" the default analyzer. Baselines:
 // "bm25 top-5" (the five best facts of the same store), "bm25 packed" (BM25 order packed to the
-// same budget), "jieba bm25 top-5" (plain segmenter store). Dialogues 0-22 were read together
-// with their gold ids while the file format was worked out; "unseen" scores only the others.
+// same budget), "jieba bm25 top-5" (plain segmenter store).
+//
+// Tune and check halves. Every number is printed for two disjoint halves of each corpus: "tune",
+// the half the ranking may be tuned on (its failures read, its numbers compared), and "check",
+// the half no tuning reads — quote that one. LoCoMo splits by conversation (tune: the 1st, 3rd
+// and 5th; check: the 2nd and 4th); MADial-Bench by dialogue (tune: ids divisible by 4; check:
+// the other even ids). The halves are fixed here, not chosen by a score.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +49,7 @@ const { values: args } = parseArgs({
     budgets: { type: 'string', default: '1000,2000,4000' },
     conversations: { type: 'string' },
     'madial-budget': { type: 'string', default: '600' },
+    half: { type: 'string', default: 'both' },
   },
 });
 requireDist();
@@ -52,9 +58,14 @@ const { openMemoryStore } = await dist('memory/store/sql-memory-store.js');
 const { rebuildContext } = await dist('memory/rebuild/index.js');
 const { createSearchAnalyzer } = await dist('memory/analyzer.js');
 const { createTokenCounter } = await dist('text/tokens.js');
+const { createSegmenter } = await dist('text/segment.js');
 
 const corpus = join(sharedDir, 'corpus');
 const tokens = createTokenCounter();
+// The "seg" baselines' analyzer: the plain segmenter's tokens (jieba + Intl, NFKC, lower-cased),
+// no stopwords, stemming or bigrams. (A store opened without an analyzer uses the default one.)
+const plainSegmenter = createSegmenter();
+const segmenterAnalyzer = (text) => plainSegmenter.segment(text);
 const log = (msg) => process.stderr.write(`${msg}\n`);
 const tmp = mkdtempSync(join(tmpdir(), 'ctxvm-retrieval-'));
 const DAY_MS = 86_400_000;
@@ -111,14 +122,21 @@ function recallOf(evidence, sources) {
 
 const mean = (slot) => (slot && slot.n ? slot.sum / slot.n : undefined);
 
+/** The half a LoCoMo conversation (0-based index in the file) belongs to. */
+export const locomoHalf = (index) => (index % 2 === 0 ? 'tune' : 'check');
+/** The half a MADial-Bench dialogue (its `id`; the file holds even ids) belongs to. */
+export const madialHalf = (id) => (id % 4 === 0 ? 'tune' : 'check');
+const HALVES = args.half === 'both' ? ['tune', 'check'] : [args.half];
+if (!HALVES.every((h) => h === 'tune' || h === 'check')) throw new Error(`--half: tune, check or both, got ${args.half}`);
+
 async function runLocomo() {
   const data = JSON.parse(readFileSync(join(corpus, 'locomo', 'locomo-dev.json'), 'utf8'));
   const budgets = args.budgets.split(',').map(Number);
-  const convs = args.conversations ? data.slice(0, Number(args.conversations)) : data;
+  const convs = (args.conversations ? data.slice(0, Number(args.conversations)) : data).map((conv, index) => ({ conv, index, half: locomoHalf(index) }));
   const analyzer = createSearchAnalyzer();
   const methods = ['ours', 'bm25±1', 'bm25±1 seg', 'recency'];
-  const acc = {}; // acc[method][budget][category] = { sum, n }
-  const ctxTokens = {}; // ctxTokens[method][budget] = { sum, n }
+  const acc = {}; // acc[half][method][budget][category] = { sum, n }
+  const ctxTokens = {}; // ctxTokens[half][method][budget] = { sum, n }
   const add = (table, keys, value) => {
     let node = table;
     for (const k of keys.slice(0, -1)) node = node[k] ??= {};
@@ -126,15 +144,16 @@ async function runLocomo() {
     slot.sum += value;
     slot.n++;
   };
-  let fullTokensSum = 0;
-  let questions = 0;
+  const fullTokensSum = {};
+  const questions = {};
   const latencyMs = {}; // per budget, ms per rebuild
   const t0 = Date.now();
-  for (const [ci, conv] of convs.entries()) {
+  const chosen = convs.filter((c) => HALVES.includes(c.half));
+  for (const [n, { conv, index: ci, half }] of chosen.entries()) {
     const turns = locomoTurns(conv);
     const fullTokens = tokens.count(turns.map(lineOf).join('\n'));
     const store = await openMemoryStore({ db: join(tmp, `locomo-${ci}.db`), analyzer });
-    const plain = await openMemoryStore({ db: join(tmp, `locomo-${ci}-plain.db`) });
+    const plain = await openMemoryStore({ db: join(tmp, `locomo-${ci}-plain.db`), analyzer: segmenterAnalyzer });
     try {
       const userId = conv.sample_id ?? `conv-${ci}`;
       const user = store.forUser(userId);
@@ -149,8 +168,8 @@ async function runLocomo() {
         const cat = CATEGORY[qa.category] ?? `cat${qa.category}`;
         const keys = qa.category === 5 ? [cat] : [cat, 'overall'];
         if (qa.category !== 5) {
-          questions++;
-          fullTokensSum += fullTokens;
+          questions[half] = (questions[half] ?? 0) + 1;
+          fullTokensSum[half] = (fullTokensSum[half] ?? 0) + fullTokens;
         }
         const groups = await bm25Groups(user, qa.question);
         const plainGroups = await bm25Groups(plainUser, qa.question);
@@ -166,53 +185,56 @@ async function runLocomo() {
           };
           for (const m of methods) {
             const r = recallOf(evidence, results[m].sources);
-            for (const key of keys) add(acc, [m, budget, key], r);
-            if (qa.category !== 5) add(ctxTokens, [m, budget], results[m].tokens);
+            for (const key of keys) add(acc, [half, m, budget, key], r);
+            if (qa.category !== 5) add(ctxTokens, [half, m, budget], results[m].tokens);
           }
         }
       }
-      log(`locomo: conversation ${ci + 1}/${convs.length} (${turns.length} turns, ${fullTokens} tokens) done after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      log(`locomo: conversation ${ci + 1} (${half}; ${n + 1}/${chosen.length}, ${turns.length} turns, ${fullTokens} tokens) done after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     } finally {
       await store.close();
       await plain.close();
     }
   }
   const cats = ['overall', 'single-hop', 'multi-hop', 'temporal', 'open-domain', 'adversarial'];
-  const recall = {};
-  for (const m of methods) {
-    for (const b of budgets) {
-      for (const c of cats) {
-        const slot = acc[m]?.[b]?.[c];
-        if (slot) ((recall[m] ??= {})[b] ??= {})[c] = { recall: mean(slot), questions: slot.n };
-      }
-    }
-  }
-  const meanTokens = Object.fromEntries(methods.map((m) => [m, Object.fromEntries(budgets.map((b) => [b, mean(ctxTokens[m][b])]))]));
-  const out = {
-    conversations: convs.length,
-    questions,
-    note: 'category 5 (adversarial) is not part of "overall"; it has its own row',
-    meanFullConversationTokens: fullTokensSum / questions,
-    recall,
-    meanContextTokens: meanTokens,
-    rebuildMs: Object.fromEntries(budgets.map((b) => [b, { median: median(latencyMs[b]), p95: percentile(latencyMs[b], 95) }])),
-    seconds: (Date.now() - t0) / 1000,
-  };
-  if (!args.json) {
-    console.log(`\nLoCoMo evidence recall (${convs.length} conversations, ${questions} questions; category 5 not in overall)`);
-    const rows = [];
+  const out = { note: 'category 5 (adversarial) is not part of "overall"; it has its own row', halves: {} };
+  for (const half of HALVES) {
+    const recall = {};
     for (const m of methods) {
       for (const b of budgets) {
-        const row = { method: m, budget: b, tokens: Math.round(meanTokens[m][b]) };
-        for (const c of cats) row[c] = recall[m][b][c] ? recall[m][b][c].recall.toFixed(3) : '-';
-        rows.push(row);
+        for (const c of cats) {
+          const slot = acc[half]?.[m]?.[b]?.[c];
+          if (slot) ((recall[m] ??= {})[b] ??= {})[c] = { recall: mean(slot), questions: slot.n };
+        }
       }
     }
-    table(rows);
-    console.log(`questions per category: ${cats.map((c) => `${c} ${recall.ours[budgets[0]][c]?.questions ?? 0}`).join(', ')}`);
-    console.log(`mean full-conversation tokens: ${Math.round(out.meanFullConversationTokens)}`);
-    console.log(`rebuild time, ms (median / p95): ${budgets.map((b) => `${b}: ${out.rebuildMs[b].median.toFixed(1)} / ${out.rebuildMs[b].p95.toFixed(1)}`).join(', ')}`);
+    const meanTokens = Object.fromEntries(methods.map((m) => [m, Object.fromEntries(budgets.map((b) => [b, mean(ctxTokens[half][m][b])]))]));
+    const parts = convs.filter((c) => c.half === half);
+    out.halves[half] = {
+      conversations: parts.map((c) => c.conv.sample_id ?? `conv-${c.index}`),
+      questions: questions[half],
+      meanFullConversationTokens: fullTokensSum[half] / questions[half],
+      recall,
+      meanContextTokens: meanTokens,
+    };
+    if (!args.json) {
+      console.log(`\nLoCoMo evidence recall, ${half} half (${parts.map((c) => c.conv.sample_id).join(', ')}: ${questions[half]} questions; category 5 not in overall)`);
+      const rows = [];
+      for (const m of methods) {
+        for (const b of budgets) {
+          const row = { method: m, budget: b, tokens: Math.round(meanTokens[m][b]) };
+          for (const c of cats) row[c] = recall[m][b][c] ? recall[m][b][c].recall.toFixed(3) : '-';
+          rows.push(row);
+        }
+      }
+      table(rows);
+      console.log(`questions per category: ${cats.map((c) => `${c} ${recall.ours[budgets[0]][c]?.questions ?? 0}`).join(', ')}`);
+      console.log(`mean full-conversation tokens: ${Math.round(out.halves[half].meanFullConversationTokens)}`);
+    }
   }
+  out.rebuildMs = Object.fromEntries(budgets.map((b) => [b, { median: median(latencyMs[b]), p95: percentile(latencyMs[b], 95) }]));
+  out.seconds = (Date.now() - t0) / 1000;
+  if (!args.json) console.log(`rebuild time, ms (median / p95): ${budgets.map((b) => `${b}: ${out.rebuildMs[b].median.toFixed(1)} / ${out.rebuildMs[b].p95.toFixed(1)}`).join(', ')}`);
   return out;
 }
 
@@ -283,25 +305,27 @@ async function runMadial() {
   const stores = {
     concepts: await madialStore('madial-concepts', memories, withConcepts),
     default: await madialStore('madial-default', memories, plainAnalyzer),
-    segmenter: await madialStore('madial-segmenter', memories, undefined),
+    segmenter: await madialStore('madial-segmenter', memories, segmenterAnalyzer),
   };
   const t0 = Date.now();
-  const methods = ['ours', 'ours, no concepts', 'bm25 top-5', 'bm25 packed', 'jieba bm25 top-5'];
+  const methods = ['ours', 'ours + hand concepts', 'bm25 top-5', 'bm25 packed', 'jieba bm25 top-5'];
   const rows = Object.fromEntries(methods.map((m) => [m, []]));
-  const tokensUsed = { ours: [], 'ours, no concepts': [] };
+  const tokensUsed = { ours: [], 'ours + hand concepts': [] };
   try {
     for (const d of dialogues) {
+      const half = madialHalf(d.id);
+      if (!HALVES.includes(half)) continue;
       const userId = `madial-${d['user-id']}`;
       const k = d['test-turn'][0];
       const query = d.dialogue.slice(1, k).map(parseDialogueTurn).filter(Boolean).map((t) => t.text).join('\n');
       const relevant = d['relevant-id'].map((id) => `M${id}`);
-      const score = (m, sources) => rows[m].push({ id: d.id, gold: sources.has(relevant[0]), any: relevant.some((r) => sources.has(r)), recall: relevant.filter((r) => sources.has(r)).length / relevant.length });
-      for (const [m, store, analyzer] of [['ours', stores.concepts, withConcepts], ['ours, no concepts', stores.default, plainAnalyzer]]) {
+      const score = (m, sources) => rows[m].push({ id: d.id, half, gold: sources.has(relevant[0]), any: relevant.some((r) => sources.has(r)), recall: relevant.filter((r) => sources.has(r)).length / relevant.length });
+      for (const [m, store, analyzer] of [['ours', stores.default, plainAnalyzer], ['ours + hand concepts', stores.concepts, withConcepts]]) {
         const ctx = await rebuildContext(store.forUser(userId), query, { tokens, budgetTokens: budget, now, timeZone: 'UTC', touch: false, analyzer });
         score(m, sourcesOf(ctx));
         tokensUsed[m].push(ctx.tokens);
       }
-      const user = stores.concepts.forUser(userId);
+      const user = stores.default.forUser(userId);
       const facts = new Map((await user.listFacts()).map((f) => [f.id, f]));
       const hits = await user.search(query, { kinds: ['fact'], limit: 200 });
       score('bm25 top-5', new Set(hits.slice(0, 5).flatMap((h) => facts.get(h.id).sourceTurnIds)));
@@ -323,19 +347,21 @@ async function runMadial() {
     for (const store of Object.values(stores)) await store.close();
   }
   const share = (xs, f) => xs.filter(f).length / xs.length;
-  const unseen = (r) => r.id > 22;
   const results = {};
   for (const m of methods) {
-    results[m] = {
-      goldInContext: share(rows[m], (r) => r.gold),
-      goldInContextUnseen: share(rows[m].filter(unseen), (r) => r.gold),
-      anyRelevantInContext: share(rows[m], (r) => r.any),
-      relevantRecall: rows[m].reduce((sum, r) => sum + r.recall, 0) / rows[m].length,
-    };
+    results[m] = {};
+    for (const half of HALVES) {
+      const xs = rows[m].filter((r) => r.half === half);
+      results[m][half] = {
+        dialogues: xs.length,
+        goldInContext: share(xs, (r) => r.gold),
+        anyRelevantInContext: share(xs, (r) => r.any),
+        relevantRecall: xs.reduce((sum, r) => sum + r.recall, 0) / xs.length,
+      };
+    }
   }
   const out = {
-    dialogues: dialogues.length,
-    unseenDialogues: rows.ours.filter(unseen).length,
+    dialogues: Object.fromEntries(HALVES.map((h) => [h, results.ours[h].dialogues])),
     memories: memories.length,
     budgetTokens: budget,
     meanContextTokens: Object.fromEntries(Object.entries(tokensUsed).map(([m, xs]) => [m, xs.reduce((a, b) => a + b, 0) / xs.length])),
@@ -343,15 +369,17 @@ async function runMadial() {
     seconds: (Date.now() - t0) / 1000,
   };
   if (!args.json) {
-    console.log(`\nMADial-Bench zh: gold memory in the context (${dialogues.length} dialogues, ${out.unseenDialogues} unseen; ${memories.length} memories; budget ${budget} tokens)`);
+    console.log(`\nMADial-Bench zh: gold memory in the context (${HALVES.map((h) => `${h} ${results.ours[h].dialogues} dialogues`).join(', ')}; ${memories.length} memories; budget ${budget} tokens)`);
     table(
-      methods.map((m) => ({
-        method: m,
-        gold: results[m].goldInContext.toFixed(3),
-        'gold, unseen': results[m].goldInContextUnseen.toFixed(3),
-        'any relevant': results[m].anyRelevantInContext.toFixed(3),
-        'relevant recall': results[m].relevantRecall.toFixed(3),
-      })),
+      methods.map((m) => {
+        const row = { method: m };
+        for (const h of HALVES) {
+          row[`gold ${h}`] = results[m][h].goldInContext.toFixed(3);
+          row[`any relevant ${h}`] = results[m][h].anyRelevantInContext.toFixed(3);
+          row[`relevant recall ${h}`] = results[m][h].relevantRecall.toFixed(3);
+        }
+        return row;
+      }),
     );
     console.log(`mean context tokens: ${Object.entries(out.meanContextTokens).map(([m, t]) => `${m} ${Math.round(t)}`).join(', ')}`);
   }

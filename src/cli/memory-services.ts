@@ -8,6 +8,7 @@ import type { TimeZone } from '../core/time-zone.js';
 import type { MemoryManager } from '../memory/manager.js';
 import type { MemoryStore } from '../memory/memory-store.js';
 import type { HotCache } from '../store/hot-cache.js';
+import { openSemanticRecallFromEnv, type OpenedSemanticRecall } from '../memory/semantic/open.js';
 import type { CommandContext } from './io.js';
 
 export interface MemoryServices {
@@ -50,7 +51,10 @@ export async function openMemoryServices(ctx: CommandContext, options: MemorySer
   if (!/^postgres(ql)?:\/\//.test(config.db)) await mkdir(dirname(config.db), { recursive: true });
   const store = await openMemoryStore({ db: config.db });
   let hot: HotCache | undefined;
+  let semantic: OpenedSemanticRecall | undefined;
   try {
+    // Semantic recall when CTXVM_EMBED_MODEL is set (src/memory/semantic/open.ts); its failures are warnings.
+    semantic = await openSemanticRecallFromEnv({ env: ctx.io.env, db: config.db, sqlDatabase: store.db, onWarning: (m) => ctx.note(`warning: ${m}`) });
     // The hot tier reports an outage once (error) and its recovery (info); it never fails a command.
     const logger = { error: (m: string) => ctx.note(`warning: ${m}`), warn: (m: string) => ctx.note(`warning: ${m}`), info: (m: string) => ctx.note(m) };
     hot = await createHotCache({ redisUrl: config.redis, logger });
@@ -64,18 +68,22 @@ export async function openMemoryServices(ctx: CommandContext, options: MemorySer
       archive: { append: async (userId, turns) => void (await archive.append(userId, turns)) },
       ...(options.timeZone !== undefined ? { defaultTimeZone: options.timeZone } : { defaultTimeZone: systemTimeZone() }),
       ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
+      ...(semantic ? { semantic: semantic.semantic } : {}),
     });
     const opened = hot;
+    const openedSemantic = semantic;
     return {
       manager,
       store,
       hot: opened,
       close: async () => {
+        await openedSemantic?.close();
         await opened.close();
         await store.close();
       },
     };
   } catch (error) {
+    await semantic?.close();
     await hot?.close();
     await store.close();
     throw error;

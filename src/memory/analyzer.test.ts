@@ -24,7 +24,8 @@ describe('porterStem', () => {
 });
 
 describe('createSearchAnalyzer', () => {
-  const analyze = createSearchAnalyzer();
+  // The word pipeline alone (WordNet concepts have their own tests below).
+  const analyze = createSearchAnalyzer({ wordnet: false });
 
   it('drops English stopwords and stems the rest', () => {
     expect(analyze('When did Caroline go to the LGBTQ support groups?')).toEqual(['carolin', 'go', 'lgbtq', 'support', 'group']);
@@ -55,7 +56,7 @@ describe('createSearchAnalyzer', () => {
   });
 
   it('can keep stopwords and skip stemming', () => {
-    const raw = createSearchAnalyzer({ stopwords: false, stem: false });
+    const raw = createSearchAnalyzer({ stopwords: false, stem: false, wordnet: false });
     expect(raw('The cats were running')).toEqual(['the', 'cats', 'were', 'running']);
   });
 });
@@ -71,5 +72,48 @@ describe('memoizeAnalyzer', () => {
     for (const text of ['下班前把周报发给我', 'Painting the fences', '下班前把周报发给我', '']) expect(memo(text)).toEqual(inner(text));
     expect(calls).toBe(3);
     expect(Object.isFrozen(memo('Painting the fences'))).toBe(true);
+  });
+});
+
+describe('WordNet concepts', () => {
+  const analyze = createSearchAnalyzer();
+  const query = (text: string) => analyze.query!(text);
+  const concepts = (terms: readonly string[]) => terms.filter((t) => t.startsWith('wn:'));
+  const meets = (q: string, doc: string) => concepts(query(q)).some((t) => analyze(doc).includes(t));
+
+  it('lets a class in a query meet its members in a text', () => {
+    expect(meets('What martial arts has John done?', "I'm off to do some taekwondo!")).toBe(true);
+    expect(meets('What European countries has Maria been to?', 'Last year I took a solo trip and took this pic in Spain.')).toBe(true);
+    expect(meets('What do the kids like?', 'The children loved the dinosaur exhibit.')).toBe(true);
+  });
+
+  it('does not let unrelated nouns meet', () => {
+    expect(meets('What martial arts has John done?', 'We went to a homeless shelter to give out food.')).toBe(false);
+    expect(meets('What European countries has Maria been to?', 'I bought new shoes and figurines.')).toBe(false);
+  });
+
+  it('reads a capitalised word as a name: "John" is not a toilet', () => {
+    expect(concepts(analyze('Then John called.'))).toEqual([]);
+    expect(concepts(analyze('The john was out of order.'))).not.toEqual([]);
+  });
+
+  it('gives a query a subset of the terms its own text is indexed with', () => {
+    for (const text of ['Caroline went to a pride parade with her friends', 'kickboxing and painting classes in England', '周末去海边放风筝']) {
+      const indexed = new Set(analyze(text));
+      for (const t of query(text)) expect(indexed.has(t), `${text}: ${t}`).toBe(true);
+    }
+  });
+
+  it('adds nothing to Chinese text, and nothing when turned off', () => {
+    expect(concepts(analyze('我们比赛谁跑步最快'))).toEqual([]);
+    const off = createSearchAnalyzer({ wordnet: false });
+    expect(off.query).toBeUndefined();
+    expect(concepts(off('kickboxing and taekwondo'))).toEqual([]);
+  });
+
+  it('keeps the query form through memoizeAnalyzer', () => {
+    const memo = memoizeAnalyzer(analyze);
+    expect(memo.query!('martial arts')).toEqual(query('martial arts'));
+    expect(memo('martial arts')).toEqual(analyze('martial arts'));
   });
 });

@@ -20,6 +20,7 @@ import { createRecentEntities, type RecentEntities } from './recent-entities.js'
 import { checkRetry, MAX_MESSAGE_ID_LENGTH, repeatedMessage, replyTurnId, storedMessage } from './repeated-message.js';
 import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStoreOptions, type ReadCacheStats } from './cached-memory-store.js';
 import { createRefreshAhead, type RefreshAhead, type RefreshAheadOptions } from './cache/refresh-ahead.js';
+import { embedAndStore, type EmbedItem, type SemanticRecall } from './semantic/semantic-recall.js';
 
 /** Something that reads a message (the rule extractor, or the LLM extractor with rules as fallback). */
 export interface MessageExtractor {
@@ -38,6 +39,8 @@ export interface RebuildRequest {
   excludeTurnIds?: readonly string[];
   /** Record the records used as used (default true; false for a refresh-ahead rebuild). */
   touch?: boolean;
+  /** Semantic recall, when the manager has it. */
+  semantic?: SemanticRecall;
 }
 
 /** Builds the six-layer context for `query` (the rebuilder; injectable for tests and experiments). */
@@ -91,6 +94,12 @@ export interface MemoryManagerOptions {
    * as of `clock.now()`.
    */
   refreshAhead?: boolean | RefreshAheadOptions;
+  /**
+   * Semantic recall (src/memory/semantic; default none): the turns and records a message writes
+   * are embedded after it is answered, and rebuilds fuse the query's nearest vectors with the
+   * full-text hits. A failing endpoint costs only that: see `SemanticRecall.onWarning`.
+   */
+  semantic?: SemanticRecall;
 }
 
 /** One incoming message. */
@@ -287,7 +296,16 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
       ...(opts.excludeTurnIds ? { excludeTurnIds: opts.excludeTurnIds } : {}),
       ...(opts.touch === false ? { touch: false } : {}),
+      ...(options.semantic ? { semantic: options.semantic } : {}),
     });
+  }
+
+  /** Embeds what a message wrote (semantic recall); never throws (a failure is a warning). */
+  async function embedWritten(userId: string, turns: readonly Omit<Turn, 'userId'>[], applied: readonly AppliedChange[]): Promise<void> {
+    if (!options.semantic) return;
+    const items: EmbedItem[] = turns.map((t) => ({ kind: 'turn', id: t.id, text: t.text }));
+    for (const c of applied) if (c.action !== 'deleted') items.push({ kind: c.kind as EmbedItem['kind'], id: c.id, text: c.text });
+    await embedAndStore(options.semantic, userId, items);
   }
 
   /** Tokens of all of a user's turns, computed once per process and kept up to date. */
@@ -458,6 +476,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     }
     // (the call that stores the reply archives the pair: an earlier call with the id did not get that far)
     if (options.archive && answeredHere) await options.archive.append(message.userId, [userTurn, assistantTurn].map((t) => ({ ...t, userId: message.userId })));
+    if (answeredHere) await embedWritten(message.userId, [userTurn, assistantTurn], applied);
     const fullHistoryTokens = await addHistoryTokens(message.userId, store, answeredHere ? [message.text, response] : []);
     const t4 = performance.now();
     const stats = options.hot?.stats();
@@ -492,12 +511,14 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       const { added } = await store.addTurns([turn]);
       result.added += added;
       if (options.archive && added) await options.archive.append(userId, [{ ...turn, userId }]);
+      if (added) await embedWritten(userId, [turn], []);
       if (!ex || t.role !== 'user' || !added) continue;
       const x = await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store);
       result.byIntent[x.intent] = (result.byIntent[x.intent] ?? 0) + 1;
       if (WRITE_INTENTS.has(x.intent) && x.confidence >= clarifyBelow && !x.clarification) {
         const changes = await applyExtraction(userAt(userId, atMs), x, turn.id);
         if (changes.length) {
+          await embedWritten(userId, [], changes);
           result.applied++;
           await recent.remember(store, changes.map(toRecent));
         }

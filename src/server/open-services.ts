@@ -5,6 +5,7 @@
  * `ctxvm serve` and `ctxvm mcp`; embedders can build `ServerServices` themselves.
  */
 import { mkdir } from 'node:fs/promises';
+import { openSemanticRecallFromEnv, type OpenedSemanticRecall } from '../memory/semantic/open.js';
 import type { CtxvmConfig } from '../core/config.js';
 import type { TimeZone } from '../core/time-zone.js';
 import type { LlmCallback } from '../llm/llm.js';
@@ -25,6 +26,8 @@ export interface OpenServerServicesOptions {
   llm?: LlmCallback;
   /** Where the hot tier reports outages. */
   hotLogger?: HotCacheLogger;
+  /** Environment for semantic recall (CTXVM_EMBED_MODEL …; src/memory/semantic/open.ts); unset = none. Its warnings go to `hotLogger.warn`. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Directory relative session paths and `latest` resolve against (MCP: the agent's project). */
   cwd?: string;
   /** Hears of cold-archive flushes that failed (the turns stay queued and are retried). */
@@ -89,8 +92,11 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
   ]);
   const db = await openDatabase(config, true);
   let hot: HotCache | undefined;
+  let semantic: OpenedSemanticRecall | undefined;
   try {
     const store = createSqlMemoryStore(db);
+    const warn = options.hotLogger?.warn;
+    semantic = options.env ? await openSemanticRecallFromEnv({ env: options.env, db: config.db, sqlDatabase: db, ...(warn ? { onWarning: (m: string) => warn(m) } : {}) }) : undefined;
     hot = await createHotCache({ redisUrl: config.redis, ...(options.hotLogger ? { logger: options.hotLogger } : {}) });
     // The warm store holds every acknowledged turn; the cold archive copies them in batches, off
     // the request path (archive-queue.ts: it may lag by ~50 ms, and is flushed on close).
@@ -105,7 +111,9 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
       ...(options.cacheReads !== undefined ? { cacheReads: options.cacheReads } : {}),
       ...(options.refreshAhead === false ? { refreshAhead: false } : {}),
       ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
+      ...(semantic ? { semantic: semantic.semantic } : {}),
     });
+    const openedSemantic = semantic;
     const sessions = createSessionOps({
       catalog: createSqlSessionCatalog(db),
       objects: createFsObjectStore({ root: config.objectsDir, durability: 'deferred' }),
@@ -126,12 +134,14 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
         manager.refreshAhead?.stop();
         await manager.refreshAhead?.settled();
         await archiveQueue.close().catch((error: unknown) => options.onArchiveError?.(error));
+        await openedSemantic?.close();
         await opened.close();
         await store.close();
         await db.close();
       },
     };
   } catch (error) {
+    await semantic?.close();
     await hot?.close();
     await db.close();
     throw error;

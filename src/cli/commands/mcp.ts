@@ -16,6 +16,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
       // stdout carries the protocol: everything else goes to stderr
       const services = await openServerServices({
         config: ctx.config(),
+      env: ctx.io.env,
         cwd: ctx.io.cwd,
         hotLogger: { error: (m) => ctx.note(`ctxvm mcp: ${m}`), warn: (m) => ctx.note(`ctxvm mcp: ${m}`) },
       });

@@ -85,6 +85,7 @@ async function serveProcess(opts: ServeOptions, ctx: CommandContext, worker: boo
   const logger = createServerLogger({ level: opts.logLevel as (typeof LEVELS)[number] });
   const services = await openServerServices({
     config: ctx.config(),
+    env: ctx.io.env,
     ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
     ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
     ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),

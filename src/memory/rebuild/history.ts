@@ -38,7 +38,7 @@ export async function historyCandidates(
   turnHits?: readonly SearchHit[],
 ): Promise<PackCandidate[]> {
   const tuning = o.history;
-  if (query.terms.size === 0) return [];
+  if (query.terms.size === 0 && !o.semantic) return [];
   const excluded = new Set(o.excludeTurnIds);
   const found = turnHits ?? (await store.search(query.text, turnSearch(o)));
   const hits = found.filter((h) => !excluded.has(h.id));

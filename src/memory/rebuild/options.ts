@@ -8,6 +8,7 @@ import type { HotCache } from '../../store/hot-cache.js';
 import type { TokenCounter } from '../../text/tokens.js';
 import type { SearchAnalyzer } from '../analyzer.js';
 import { LAYER_NAMES, type LayerName } from '../context.js';
+import type { SemanticRecall } from '../semantic/semantic-recall.js';
 
 /** Weights of the retrieval signals; each signal is 0..1, the score is their weighted sum. */
 export interface RetrievalWeights {
@@ -90,6 +91,11 @@ export interface RebuildOptions {
   history?: Partial<HistoryTuning>;
   /** Turns never to show in the history layer: the message being answered (it is sent as the user message). */
   excludeTurnIds?: readonly string[];
+  /**
+   * Semantic recall (src/memory/semantic): the query is embedded and its nearest turns and
+   * records are fused with the full-text hits. Default none: full text alone, exactly as before.
+   */
+  semantic?: SemanticRecall;
 }
 
 /** Tuning of the history layer's ranking. */
@@ -153,6 +159,7 @@ export interface ResolvedRebuildOptions {
   neighbourTurns: { before: number; after: number };
   history: HistoryTuning;
   excludeTurnIds: string[];
+  semantic: SemanticRecall | undefined;
 }
 
 /** Fills in defaults and checks values; throws a UsageError naming the bad option. */
@@ -198,6 +205,7 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
     taskPool: Math.round(positive('taskPool', options.taskPool, Math.max(40, budgetTokens / 40))),
     neighbourTurns: neighbourTurnsOf(options.neighbourTurns),
     excludeTurnIds: [...(options.excludeTurnIds ?? [])].sort(),
+    semantic: options.semantic,
     history: {
       neighbourFactor: nonNegative('history.neighbourFactor', options.history?.neighbourFactor, DEFAULT_HISTORY_TUNING.neighbourFactor),
       sessionDamping: nonNegative('history.sessionDamping', options.history?.sessionDamping, DEFAULT_HISTORY_TUNING.sessionDamping),
@@ -214,8 +222,10 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
 export function optionsHash(o: ResolvedRebuildOptions): string {
   // Only what shapes the text: whether records are marked as used, and how long a result is
   // kept, do not (a refresh-ahead rebuild, which touches nothing, serves later requests).
-  const { tokens, systemPrompt, nowMs: _now, touch: _touch, cacheTtlMs: _ttl, ...rest } = o;
-  return sha256Hex(JSON.stringify({ ...rest, tokenizer: tokens.name, systemPrompt: sha256Hex(systemPrompt) })).slice(0, 32);
+  const { tokens, systemPrompt, nowMs: _now, touch: _touch, cacheTtlMs: _ttl, semantic, ...rest } = o;
+  // With semantic recall the embedding model shapes the text too (its absence leaves the hash as it was).
+  const embeddings = semantic ? { embeddings: semantic.embedder.model } : {};
+  return sha256Hex(JSON.stringify({ ...rest, tokenizer: tokens.name, systemPrompt: sha256Hex(systemPrompt), ...embeddings })).slice(0, 32);
 }
 
 function neighbourTurnsOf(value: RebuildOptions['neighbourTurns']): { before: number; after: number } {

@@ -16,6 +16,7 @@ import { packContext } from './pack.js';
 import { readRecords } from './records.js';
 import { analyseQuery, type QueryInfo } from './query.js';
 import { normaliseHits } from './score.js';
+import { fuseByRank, semanticHits } from '../semantic/semantic-recall.js';
 
 /** Hot-cache kind of rebuild results. */
 export const REBUILD_CACHE_KIND = 'rebuild';
@@ -56,7 +57,7 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
   }
 
   // The searches need only the query's terms: they run while the projects are read.
-  const searching: Promise<[SearchHit[], SearchHit[]]> = analyzer(query).length > 0 ? fullTextHits(store, query, o) : Promise.resolve([[], []]);
+  const searching: Promise<[SearchHit[], SearchHit[]]> = analyzer(query).length > 0 || (o.semantic && query.trim() !== '') ? fullTextHits(store, query, o) : Promise.resolve([[], []]);
   searching.catch(() => undefined); // awaited below
   const projects = await store.listProjects();
   const q = analyseQuery(query, analyzer, projects, o.nowMs, o.timeZone);
@@ -120,14 +121,21 @@ function stableSpan(o: ResolvedRebuildOptions, tasks: readonly Task[], q: QueryI
   return { fromMs: o.nowMs, untilMs: Math.min(o.scoreNowMs + o.scoreGranularityMs, nextTaskTierChange(tasks, o.nowMs)) };
 }
 
-/** The query's full-text hits among memory records and among turns; one store call when it can. */
+/**
+ * The query's hits among memory records and among turns: full text (one store call when it
+ * can), fused with the nearest vectors when semantic recall is on and answers.
+ */
 async function fullTextHits(store: UserMemoryStore, query: string, o: ResolvedRebuildOptions): Promise<[SearchHit[], SearchHit[]]> {
   const searches: SearchOptions[] = [{ kinds: ['task', 'decision', 'fact'], limit: o.searchLimit }, turnSearch(o)];
+  const semantic = o.semantic ? semanticHits(o.semantic, store.userId, query, searches) : undefined;
+  let words: [SearchHit[], SearchHit[]];
   if (store.searchMany) {
     const [records = [], turns = []] = await store.searchMany(query, searches);
-    return [records, turns];
-  }
-  return [await store.search(query, searches[0]), await store.search(query, searches[1])];
+    words = [records, turns];
+  } else words = [await store.search(query, searches[0]), await store.search(query, searches[1])];
+  const near = semantic ? await semantic : undefined;
+  if (!near) return words;
+  return [fuseByRank([words[0], near[0]!], searches[0]!.limit!), fuseByRank([words[1], near[1]!], searches[1]!.limit!)];
 }
 
 const TOUCHABLE: ReadonlySet<string> = new Set<MemoryKind>(['task', 'project', 'decision', 'fact']);

@@ -14,7 +14,7 @@ import { num, type Row } from './rows.js';
 import { indexTerms } from './terms.js';
 
 /** Turns text into search tokens; used for both indexing and queries. */
-export type Analyzer = (text: string) => string[];
+export type Analyzer = ((text: string) => string[]) & { query?: (text: string) => string[] };
 
 /** The store's shared parts. */
 export interface StoreContext {

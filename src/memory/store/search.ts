@@ -29,7 +29,8 @@ export function queryTerms(analyzer: Analyzer, query: string): string[] {
     text = text.slice(0, end);
   }
   const terms = new Set<string>();
-  for (const term of analyzeTerms(analyzer, text)) {
+  // An analyzer may analyse queries its own way (see SearchAnalyzer.query).
+  for (const term of analyzeTerms(analyzer.query ?? analyzer, text)) {
     terms.add(term);
     if (terms.size >= MAX_QUERY_TERMS) break;
   }
