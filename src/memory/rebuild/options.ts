@@ -90,6 +90,11 @@ export interface RebuildOptions {
   history?: Partial<HistoryTuning>;
   /** Turns never to show in the history layer: the message being answered (it is sent as the user message). */
   excludeTurnIds?: readonly string[];
+  /**
+   * State the current date, weekday, time and zone in a block right after the stable prefix
+   * (clock.ts; default true). Its tokens come out of the budget before the layers are packed.
+   */
+  clock?: boolean;
 }
 
 /** Tuning of the history layer's ranking. */
@@ -153,6 +158,7 @@ export interface ResolvedRebuildOptions {
   neighbourTurns: { before: number; after: number };
   history: HistoryTuning;
   excludeTurnIds: string[];
+  clock: boolean;
 }
 
 /** Fills in defaults and checks values; throws a UsageError naming the bad option. */
@@ -198,6 +204,7 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
     taskPool: Math.round(positive('taskPool', options.taskPool, Math.max(40, budgetTokens / 40))),
     neighbourTurns: neighbourTurnsOf(options.neighbourTurns),
     excludeTurnIds: [...(options.excludeTurnIds ?? [])].sort(),
+    clock: options.clock ?? true,
     history: {
       neighbourFactor: nonNegative('history.neighbourFactor', options.history?.neighbourFactor, DEFAULT_HISTORY_TUNING.neighbourFactor),
       sessionDamping: nonNegative('history.sessionDamping', options.history?.sessionDamping, DEFAULT_HISTORY_TUNING.sessionDamping),
