@@ -40,3 +40,10 @@ export function zoneLabel(zone: TimeZone): string {
 export function formatZonedTime(instantMs: number, zone: TimeZone): string {
   return `${formatLocalTime(instantMs, zone)} (${zoneLabel(zone)})`;
 }
+
+/** A zone as stored and sent: its IANA name, or an offset such as "+08:00" (read back by validateTimeZone). */
+export function zoneId(zone: TimeZone): string {
+  if (typeof zone === 'string') return zone;
+  const abs = Math.abs(zone);
+  return `${zone < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}

@@ -94,6 +94,12 @@ export interface LanguageRules {
   person: RegExp;
   /** Finds places: group `name` (or `name2`). */
   place: RegExp;
+  /**
+   * A statement of where the user is or what their zone is ("I'm in Berlin", "my time zone is
+   * PST", "我在纽约", "时区改成东八区"): group `place` holds the name, which sets the user's zone
+   * only when the zone database knows it (core/zone-names.ts).
+   */
+  zoneStatement: RegExp;
   /** The question asked when the record meant is unsure: "你指的是「写周报」这个任务吗？". */
   clarifyTarget(title: string): string;
   /** The question asked when a change names no record that can be found. */

@@ -176,6 +176,8 @@ export const EN_RULES: LanguageRules = {
   projectTrim: /^(?:(?:the|our|my|this|that|on|for|of|about|finish|complete|start|with|how|is|what's|whats)\s+)+/i,
   person: /\b(?:with|call|email|text|tell|ask|meet|invite|remind) (?<name>(?:mr\.? |mrs\.? |ms\.? |dr\.? )?(?!(?:me|us|him|her|them|the|a|an|my|our|your|this|that|it)\b)[a-z][a-z'-]+)|\bmy (?<rel>mom|mother|dad|father|sister|brother|wife|husband|boss|son|daughter|friend|manager|team|doctor)\b/i,
   place: /\b(?:at|in) (?:the )?(?<name>(?:office|gym|home|school|work|church|park|airport|hospital|library|conference room)\b|(?!(?:English|Chinese|Mandarin|Spanish|French|German|Japanese)\b)[A-Z][a-z]+(?: [A-Z][a-z]+)?)/,
+  zoneStatement:
+    /^(?:(?:i'?m|i am)(?: now| currently)? (?:in|on) (?:the )?(?<place>\p{L}[\p{L}\d .'\/_+:-]{0,40}?)(?: time(?: ?zone)?)?|(?:my )?(?:time ?zone|timezone) is (?:now )?(?<place2>[^.!?]{2,40}?)(?: time)?|(?:set|change|switch) my (?:time ?zone|timezone) to (?<place3>[^.!?]{2,40}?))\s*[.!]*$/u,
   clarifyTarget: (title) => `Do you mean the task “${title}”?`,
   clarifyWhich: () => 'Which task do you mean?',
   clarifyIntent: (summary) => `Do you want me to save “${summary}”?`,

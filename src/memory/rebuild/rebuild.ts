@@ -9,6 +9,7 @@ import { createSearchAnalyzer, memoizeAnalyzer, type SearchAnalyzer } from '../a
 import type { RebuiltContext } from '../context.js';
 import type { MemoryKind, Task } from '../model.js';
 import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
+import { zoneId } from '../format-time.js';
 import { clockBlock, clockReserveTokens, insertClock } from './clock.js';
 import { historyCandidates, turnSearch } from './history.js';
 import { activeProject, memoryCandidates, nextTaskTierChange, profileCandidates, projectCandidates, systemCandidates, taskCandidates, type RecordInputs } from './layers.js';
@@ -121,7 +122,7 @@ function withClock(context: RebuiltContext, o: ResolvedRebuildOptions): RebuiltC
   if (!o.clock || clockReserveTokens(o.timeZone, o.tokens) > o.budgetTokens) return context;
   const block = clockBlock(o.nowMs, o.timeZone);
   const clocked = insertClock(context, block, o.tokens);
-  return { ...context, text: clocked.text, tokens: clocked.tokens, clock: { text: block, tokens: clocked.clockTokens, at: new Date(o.nowMs).toISOString(), timeZone: String(o.timeZone) } };
+  return { ...context, text: clocked.text, tokens: clocked.tokens, clock: { text: block, tokens: clocked.clockTokens, at: new Date(o.nowMs).toISOString(), timeZone: zoneId(o.timeZone) } };
 }
 
 /**
