@@ -14,7 +14,7 @@ import { zoneId } from './format-time.js';
 import { createTokenCounter } from '../text/tokens.js';
 import { applyExtraction, WRITE_INTENTS, type AppliedChange } from './apply-extraction.js';
 import type { RebuiltContext } from './context.js';
-import type { Extraction, ExtractOptions, RecentEntity } from './extraction.js';
+import { settleTentative, type Extraction, type ExtractOptions, type RecentEntity } from './extraction.js';
 import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Turn } from './model.js';
 import { createRecentEntities, type RecentEntities } from './recent-entities.js';
@@ -364,6 +364,10 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
    * again against every open task in the store, so "把写周报标记为完成" finds last week's task too.
    */
   async function extractResolved(text: string, opts: ExtractOptions, store: UserMemoryStore): Promise<Extraction> {
+    return settleTentative(await extractAgainstTasks(text, opts, store));
+  }
+
+  async function extractAgainstTasks(text: string, opts: ExtractOptions, store: UserMemoryStore): Promise<Extraction> {
     const ex = await getExtractor();
     const first = await ex.extract(text, opts);
     if (!CHANGE_INTENTS.has(first.intent) || (first.target && first.target.confidence >= 0.95)) return first;

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ParseError, UsageError } from '../../errors.js';
-import type { Extraction } from '../../memory/extraction.js';
+import { settleTentative, type Extraction } from '../../memory/extraction.js';
 import type { IngestTurn } from '../../memory/manager.js';
 import type { TaskStatus } from '../../memory/model.js';
 import type { CommandContext } from '../io.js';
@@ -59,7 +59,7 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
       const { createRuleExtractor } = await import('../../memory/extract/extract.js');
       const extractor = createRuleExtractor();
       if (text !== undefined) {
-        const x = extractor.extract(text, { now, timeZone });
+        const x = settleTentative(extractor.extract(text, { now, timeZone }));
         if (opts.json) return ctx.printJson(extractionJson(x));
         return ctx.print(describeExtraction(x, timeZone));
       }
@@ -71,7 +71,7 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
         if (!v || typeof v !== 'object' || typeof v.text !== 'string') {
           throw new ParseError({ file, line: rec.raw.line, byteOffset: rec.raw.byteOffset }, 'expected an object {"id": …, "text": "…"}', { hint: 'one JSON object per line with a string "text"' });
         }
-        out.push(extractionJson(extractor.extract(v.text, { now, timeZone }), v.id === undefined ? String(rec.raw.line) : String(v.id)));
+        out.push(extractionJson(settleTentative(extractor.extract(v.text, { now, timeZone })), v.id === undefined ? String(rec.raw.line) : String(v.id)));
       }
       if (opts.json) return ctx.printJson(out);
       ctx.print(table(['id', 'intent', 'conf', 'title', 'due'], out.map((x) => [x.id ?? '', x.intent, x.confidence.toFixed(2), x.task?.title ?? '', x.task?.due ?? ''])));

@@ -16,6 +16,7 @@ import { dateEntities, findPeopleAndPlaces, findProject } from './entities.js';
 import type { SyncExtractor } from './extractor.js';
 import type { LanguageRules } from './rule-types.js';
 import { detectLanguage } from './language.js';
+import { pastTenseBase } from './lexicons.js';
 import { memoryPart, statedZone } from './memory-fields.js';
 import { MessageDates } from './message-dates.js';
 import { EN_RULES } from './rules.en.js';
@@ -49,6 +50,11 @@ export function extract(text: string, options: ExtractOptions): Extraction {
   if (intent === 'create_task') part = newTask(ctx);
   else if (intent === 'update_task' || intent === 'complete_task' || intent === 'delete_task') part = changeTask(ctx, intent);
   else if (intent === 'query_project') Object.assign(result, projectTarget(ctx, intent));
+  if (intent === 'complete_task' && !classification.matched.includes('complete')) {
+    // Only the report's grammar says "done": it completes a task that matches, else it is chat.
+    result.tentative = true;
+    if (part) delete part.clarification;
+  }
   if (part) {
     const { confidenceCap, ...fields } = part;
     Object.assign(result, fields);
@@ -93,13 +99,24 @@ function analyse(text: string, options: ExtractOptions): Analysis {
   const rules = language === 'zh' ? ZH_RULES : EN_RULES;
   const lowered = message.normalize('NFKC').toLowerCase();
   const dates = new MessageDates(message, options);
-  const classification = classify(lowered, rules, { any: dates.mentions.length > 0, upcoming: dates.upcoming });
+  const classification = classify(lowered, rules, { any: dates.mentions.length > 0, upcoming: dates.upcoming }, reportsDone(lowered, rules));
   const project = findProject(message, rules);
   const found: Entity[] = [...dateEntities(dates.mentions), ...(project ? [project] : []), ...findPeopleAndPlaces(message, rules)];
   const zone = statedZone(lowered, rules);
   const analysis: Analysis = { message, language, rules, lowered, dates, classification, project, found, zone };
   last = { text, now: options.now, timeZone: options.timeZone, analysis };
   return analysis;
+}
+
+/** Whether the message reports an action as done by its grammar (see `LanguageRules.reportedDone`). */
+function reportsDone(lowered: string, rules: LanguageRules): boolean {
+  const match = rules.reportedDone.exec(lowered);
+  if (!match) return false;
+  const verb = match.groups?.verb;
+  if (verb === undefined) return true;
+  const base = pastTenseBase(verb);
+  // (a state, not an action: "I was at the dentist")
+  return base !== undefined && base !== 'be';
 }
 
 /** The rule extractor behind the Extractor seam. */
