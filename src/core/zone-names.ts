@@ -10,13 +10,21 @@
  *    their "Time"/"时间" suffix: metazones ("Pacific Time", "北美东部时间"), abbreviations
  *    ("PST", "EDT"), and locations ("Germany", "德国", "纽约", "温哥华", "香港").
  *
+ 4. Places in China, Hong Kong, Macau and Taiwan by their Chinese names, from the GB/T 2260
+ *    administrative divisions (`china-area-data`: provinces, cities, districts, with or without
+ *    市/省/区…): CLDR names China's zone after the country, not after 上海 or 北京. A place goes
+ *    to its region's main zone (the one CLDR names after the region: Asia/Shanghai for CN).
+ *
  * A name several zones share ("PST", "Central European Time") goes to the zone of the country
  * with the most zones, then the first id in order; zones sharing a name within one country keep
  * the same clock today (America/Boise and America/Denver), which is what a user means by it.
- * Not covered: cities CLDR does not name in Chinese because a country's only or main zone is
- * named after the country (上海, 北京 → say 中国, 北京时间 or Asia/Shanghai).
+ * Not covered: foreign cities CLDR does not name in Chinese because their country's only or main
+ * zone is named after the country (柏林, 伦敦: say 德国, 英国 or Europe/Berlin).
  */
+import { createRequire } from 'node:module';
 import { validateTimeZone, type TimeZone } from './time-zone.js';
+
+const require = createRequire(import.meta.url);
 
 const ZH_DIGITS: Readonly<Record<string, number>> = { 零: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
 const ZH_OFFSET_ZONE = /^(?<side>[东西])(?<n>[零一二两三四五六七八九十]{1,3}|\d{1,2})区$/;
@@ -52,7 +60,57 @@ export function zoneFromName(name: string): TimeZone | undefined {
   if (offset) return tryZone((offset.groups!.side === '东' ? 60 : -60) * zhNumber(offset.groups!.n!));
   const key = keyOf(text);
   const script = /\p{Script=Han}/u.test(key) ? 'han' : 'latin';
-  return (script === 'latin' ? cityIndex().get(key) : undefined) ?? nameIndex(script).get(key) ?? nameIndex(script).get(stripSuffix(key));
+  return (
+    (script === 'latin' ? cityIndex().get(key) : undefined) ??
+    nameIndex(script).get(key) ??
+    nameIndex(script).get(stripSuffix(key)) ??
+    (script === 'han' ? (chinesePlaceZone(key) ?? chinesePlaceZone(stripSuffix(key))) : undefined)
+  );
+}
+
+// Suffixes of administrative divisions ("上海市", "广东省", "广西壮族自治区", "朝阳区").
+const DIVISION_SUFFIX = /(?:(?:壮族|回族|维吾尔)?自治区|特别行政区|自治州|自治县|地区|省|市|区|县|盟|旗)$/u;
+// Regions of the division codes outside the mainland's zone (71 Taiwan, 81 Hong Kong, 82 Macau).
+const DIVISION_REGIONS: Readonly<Record<string, string>> = { '71': 'TW', '81': 'HK', '82': 'MO' };
+let chinesePlaces: ReadonlyMap<string, string> | undefined;
+
+/** The zone of a place in the GB/T 2260 divisions ("上海", "深圳市", "香港"), or undefined. */
+function chinesePlaceZone(name: string): string | undefined {
+  if (!chinesePlaces) {
+    const divisions = require('china-area-data/data.json') as Record<string, Record<string, string>>;
+    const places = new Map<string, string>();
+    const zoneOfRegion = new Map<string, string | undefined>();
+    for (const children of Object.values(divisions)) {
+      for (const [code, place] of Object.entries(children)) {
+        const region = DIVISION_REGIONS[code.slice(0, 2)] ?? 'CN';
+        if (!zoneOfRegion.has(region)) zoneOfRegion.set(region, mainZoneOf(region));
+        const zone = zoneOfRegion.get(region);
+        if (zone === undefined) continue;
+        const bare = place.replace(DIVISION_SUFFIX, '');
+        for (const key of [place, bare]) if (key.length >= 2 && !places.has(key)) places.set(key, zone);
+      }
+    }
+    chinesePlaces = places;
+  }
+  return chinesePlaces.get(name) ?? chinesePlaces.get(name.replace(DIVISION_SUFFIX, ''));
+}
+
+/** A region's only zone, or the one CLDR names after the region ("China Time": Asia/Shanghai). */
+function mainZoneOf(region: string): string | undefined {
+  const zones = regionZones(region);
+  if (zones.length <= 1) return zones[0] !== undefined ? canonical(zones[0]) : undefined;
+  const name = new Intl.DisplayNames(['en'], { type: 'region' }).of(region);
+  const main = zones.find((id) => new Intl.DateTimeFormat('en-US', { timeZone: id, timeZoneName: 'shortGeneric' }).formatToParts(0).find((p) => p.type === 'timeZoneName')?.value === `${name} Time`);
+  return main !== undefined ? canonical(main) : undefined;
+}
+
+function regionZones(region: string): readonly string[] {
+  try {
+    const locale = new Intl.Locale(`und-${region}`) as Intl.Locale & { timeZones?: string[]; getTimeZones?: () => string[] };
+    return locale.getTimeZones?.() ?? locale.timeZones ?? [];
+  } catch {
+    return [];
+  }
 }
 
 function tryZone(zone: string | number): TimeZone | undefined {
@@ -161,14 +219,7 @@ function countryZoneCounts(): ReadonlyMap<string, number> {
   const A = 'A'.charCodeAt(0);
   for (let i = 0; i < 26 * 26; i++) {
     const region = String.fromCharCode(A + Math.floor(i / 26), A + (i % 26));
-    let zones: readonly string[] | undefined;
-    try {
-      const locale = new Intl.Locale(`und-${region}`) as Intl.Locale & { timeZones?: string[]; getTimeZones?: () => string[] };
-      zones = locale.getTimeZones?.() ?? locale.timeZones;
-    } catch {
-      zones = undefined;
-    }
-    if (!zones) continue;
+    const zones = regionZones(region);
     for (const zone of zones) {
       const id = canonical(zone);
       counts.set(id, Math.max(counts.get(id) ?? 0, zones.length));
