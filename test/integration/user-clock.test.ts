@@ -5,7 +5,6 @@
  * commands, and `serve`/`mcp` defaulting to the machine's zone. Real SQLite in temp homes; MCP and
  * `serve` as subprocesses of the built CLI (`npm run build` first).
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/corpus.js';
 import { runCliInProcess } from '../support/run-cli.js';
+import { startServeProcess } from '../support/serve-process.js';
 import { createServerEnv, startApi, type RunningApi, type ServerEnv } from '../support/server-env.js';
 
 const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
@@ -181,19 +181,8 @@ describe('built CLI: mcp and serve', () => {
 
   it('serve defaults to the machine’s zone for users who stated none', async () => {
     const key = (await ctxvm('keys', 'create', '--user', 'served', '--json')).json<{ key: string }>().key;
-    const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', '--no-reminders'], { env: childEnv({ TZ: 'Asia/Kolkata' }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    const { url, child } = await startServeProcess(MAIN, ['--port', '0', '--json', '--no-reminders'], childEnv({ TZ: 'Asia/Kolkata' }));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (d) => {
-          stdout += d;
-          const end = stdout.indexOf('}\n');
-          if (end !== -1) resolve(JSON.parse(stdout.slice(0, end + 1)).url);
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-      });
       const r = await fetch(`${url}/v1/users/served/memory`, { headers: { authorization: `Bearer ${key}` } });
       expect(((await r.json()) as { timeZone: string }).timeZone).toMatch(/^Asia\/(Kolkata|Calcutta)$/);
     } finally {
