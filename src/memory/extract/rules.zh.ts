@@ -164,8 +164,8 @@ export const ZH_RULES: LanguageRules = {
   projectTrim: /^(?:.*?(?:完成|推进|启动|负责|关于|跟进|查看|看看|看下|问问|这个|那个|我们的?|我的|把|给|的|做|和|跟|与|要|得|记得|需要|一下|下))+/u,
   person: /(?:和|跟|与|给|约|叫|找|见|问)(?<name>老[\p{Script=Han}]|小[\p{Script=Han}]|[\p{Script=Han}]{1,2}(?:先生|女士|老师|经理|总|医生))|(?<rel>妈妈|爸爸|妹妹|姐姐|哥哥|弟弟|老婆|老公|妻子|丈夫|儿子|女儿|老板|奶奶|爷爷|同事|客户)/u,
   place: /在(?<name>[\p{Script=Han}a-zA-Z0-9]{2,8}?)(?:开会|见面|吃饭|会面|举行|举办|集合|碰头|上课)|(?<name2>会议室|办公室|公司|学校|医院|健身房|机场|图书馆)/u,
-  // (not "快到点了", "要下雨了": 快/要…了 says something is about to happen)
-  reportedDone: /\p{Script=Han}(?:完|好)了(?![吗么没])|(?<![不没要会想得])(?<!(?:快|要|将).{0,4})\p{Script=Han}了\p{Script=Han}{0,6}[。！!]?$/u,
+  // (not "快到点了", "快要下雨了": 快/要…了 says something is about to happen; "快递" is a noun)
+  reportedDone: /\p{Script=Han}(?:完|好)了(?![吗么没])|(?<![不没要会想得])(?<!(?:快要|就要|即将|将要|快(?=到|了|要)).{0,4})\p{Script=Han}了\p{Script=Han}{0,6}[。！!]?$/u,
   zoneStatement: /^(?:我(?:现在|目前|人)?(?:在|位于)|我的时区(?:是|为)|(?:把|我的)?时区(?:是|改成|改为|设为|设成|换成|换到|调成|调到)\s*)(?<place>[^\s，。,.!！?？]{1,24}?)(?:时区)?[了呢啊吧]?[。.!！]*$/u,
   clarifyTarget: (title) => `你指的是「${title}」这个任务吗？`,
   clarifyWhich: () => '你指的是哪个任务？',
