@@ -8,8 +8,11 @@
 // "negative" (music, weather, e-mail, ... — including weather_query and the like) is "other".
 // Predicted: create_task, query_tasks and delete_task stay; every other intent the extractor
 // returns (update_task, complete_task, chat, record_fact, ...) counts as "other". MASSIVE labels
-// reschedules as calendar_set, so an update_task reading of one counts as wrong. Reported on the
-// dev split (train for reference: the rules were written by reading train).
+// reschedules as calendar_set, so an update_task reading of one counts as wrong.
+//
+// Tune and check halves: MASSIVE's own partition. The rules and their weights are tuned by reading
+// the train split ("tune"); the dev split ("check") is only measured, never read while tuning, and
+// is the number quoted in docs/benchmarks.md. Both are printed.
 //
 // Due time, on dev rows with a date, time or timeofday slot. What is measured, honestly:
 //   found     - the due mention the extractor would choose (resolveDue over the message, after
@@ -77,7 +80,16 @@ for (const [locale, { zone, now }] of Object.entries(LOCALES)) {
   const times = [];
   const devMetrics = intentMetrics(dev, options, times);
   const train = intentMetrics(mine.filter((r) => r.split === 'train'), options, []);
-  report.locales[locale] = { zone, now: new Date(now).toISOString(), dev: devMetrics, train: { accuracy: train.accuracy, n: train.n }, due: dueMetrics(dev, options, locale), latencyMs: latency(times) };
+  report.locales[locale] = {
+    zone,
+    now: new Date(now).toISOString(),
+    check: { split: 'dev', accuracy: devMetrics.accuracy, n: devMetrics.n },
+    tune: { split: 'train', accuracy: train.accuracy, n: train.n },
+    dev: devMetrics,
+    train: { accuracy: train.accuracy, n: train.n },
+    due: dueMetrics(dev, options, locale),
+    latencyMs: latency(times),
+  };
 }
 
 if (asJson) {
@@ -210,7 +222,7 @@ function printReport(r) {
   console.log(`gold mapping: ${r.mapping}\n`);
   for (const [locale, l] of Object.entries(r.locales)) {
     console.log(`== ${locale} (now ${l.now}, zone ${l.zone})`);
-    console.log(`intent accuracy: dev ${l.dev.accuracy} (n=${l.dev.n}), train ${l.train.accuracy} (n=${l.train.n}) [train is where the rules were read from]`);
+    console.log(`intent accuracy: check ${l.check.accuracy} (dev, n=${l.check.n}, never read while tuning), tune ${l.tune.accuracy} (train, n=${l.tune.n}, where the rules were read from)`);
     table(CLASSES.map((c) => ({ class: c, ...l.dev.perClass[c] })));
     console.log('\nconfusion (dev, rows gold, columns predicted):');
     table(CLASSES.map((g) => ({ gold: g, ...l.dev.confusion[g] })));

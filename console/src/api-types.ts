@@ -178,6 +178,8 @@ export interface FactView {
 
 export interface UserMemory {
   user: string;
+  /** The user's zone (IANA name or "+08:00"): their times are shown in it. */
+  timeZone: string;
   memoryVersion: number;
   tasks: TaskView[];
   projects: ProjectView[];
@@ -198,6 +200,8 @@ export interface ContextPreview {
   stablePrefixChars: number;
   memoryVersion: number;
   cached: boolean;
+  /** The block after the stable prefix stating the date, time and zone every time of `text` is in. */
+  clock?: { text: string; tokens: number; at: string; timeZone: string };
 }
 
 export const STAGES = ['extract', 'update', 'rebuild', 'respond', 'total'] as const;

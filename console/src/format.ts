@@ -46,28 +46,41 @@ export function fmtBytes(bytes: number): string {
   return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
 }
 
-/** Date and time in the browser's time zone, 24-hour: 2026-03-10 15:00 / 2026/03/10 15:00. */
-export function fmtDateTime(at: string | number, lang: Lang): string {
-  const date = new Date(at);
+const OFFSET_ZONE = /^([+-])(\d{2}):(\d{2})$/;
+
+/**
+ * Date and time, 24-hour, in `zone` (an IANA name or an offset such as "+08:00"; default the
+ * browser's): 2026-03-10 15:00 / 2026/03/10 15:00.
+ */
+export function fmtDateTime(at: string | number, lang: Lang, zone?: string): string {
+  let date = new Date(at);
   if (Number.isNaN(date.getTime())) return String(at);
-  const id = `d ${lang}`;
+  // An offset is applied by hand and read in UTC (not every browser takes offsets as zones).
+  const offset = zone ? OFFSET_ZONE.exec(zone) : null;
+  if (offset) date = new Date(date.getTime() + (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000);
+  const timeZone = offset ? 'UTC' : zone;
+  const id = `d ${lang} ${timeZone ?? ''}`;
   let f = cache.get(id) as Intl.DateTimeFormat | undefined;
   if (!f) {
-    f = new Intl.DateTimeFormat(lang === 'en' ? 'en-CA' : 'zh-CN', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    try {
+      f = new Intl.DateTimeFormat(lang === 'en' ? 'en-CA' : 'zh-CN', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...(timeZone ? { timeZone } : {}) });
+    } catch {
+      return fmtDateTime(at, lang);
+    }
     cache.set(id, f);
   }
   return f.format(date).replace(',', '');
 }
 
 /** A value from a history entry, readable: times for `*AtMs` fields, JSON for objects, — for null. */
-export function fmtValue(field: string, value: unknown, lang: Lang): string {
+export function fmtValue(field: string, value: unknown, lang: Lang, zone?: string): string {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'number' && /AtMs$/.test(field)) return fmtDateTime(value, lang);
+  if (typeof value === 'number' && /AtMs$/.test(field)) return fmtDateTime(value, lang, zone);
   if (typeof value === 'string') {
     // history values may arrive JSON-encoded
     try {
       const parsed: unknown = JSON.parse(value);
-      if (typeof parsed !== 'string') return fmtValue(field, parsed, lang);
+      if (typeof parsed !== 'string') return fmtValue(field, parsed, lang, zone);
       return parsed;
     } catch {
       return value;

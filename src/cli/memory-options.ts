@@ -1,6 +1,7 @@
 /** Option parsers shared by the memory and chat commands. */
 import { validateTimeZone, type TimeZone } from '../core/time-zone.js';
 import { UsageError } from '../errors.js';
+import { systemTimeZone } from './memory-services.js';
 
 /** Parses an ISO-8601 instant given on the command line, Unix ms. */
 export function parseInstant(value: string, flag: string): number {
@@ -16,6 +17,11 @@ export function parseTimeZoneOption(value: string): TimeZone {
   } catch (cause) {
     throw new UsageError(`--tz: unknown time zone ${JSON.stringify(value)}`, { cause, hint: 'use an IANA name like Asia/Shanghai, an offset like +08:00, or minutes east of UTC' });
   }
+}
+
+/** `--tz` as the zone of users who have stated none: the one given, else this machine's. */
+export function defaultZoneOption(value: string | undefined): TimeZone {
+  return value !== undefined ? parseTimeZoneOption(value) : systemTimeZone();
 }
 
 /** A commander parser for a positive integer option. */

@@ -66,4 +66,10 @@ export interface RebuiltContext {
   memoryVersion: number;
   /** Whether it came from the rebuild cache. */
   cached: boolean;
+  /**
+   * The clock block right after the stable prefix: its text (in `text`), the tokens it adds, the
+   * instant it states (ISO-8601 UTC) and the zone every date and time of `text` is in. Absent
+   * when the rebuild was asked for none, or the budget is smaller than the block.
+   */
+  clock?: { text: string; tokens: number; at: string; timeZone: string };
 }

@@ -91,6 +91,11 @@ export interface Extraction {
   };
   /** The question to ask when confidence is low ("你指的是「完成XX项目」这个任务吗？"). */
   clarification?: string;
+  /**
+   * The intent holds only if `target` resolves: a completion read from a report's grammar ("I
+   * called the dentist") with no matching task is chat (`settleTentative`).
+   */
+  tentative?: boolean;
   /** Language the rules read the message as. */
   language: 'zh' | 'en';
   /** Which extractor produced it. */
@@ -105,4 +110,11 @@ export interface ExtractOptions {
   timeZone: TimeZone;
   /** Recently mentioned records, most recent first. */
   recent?: readonly RecentEntity[];
+}
+
+/** `x` as it stands once its target is known: a tentative change with no target becomes chat. */
+export function settleTentative(x: Extraction): Extraction {
+  if (!x.tentative || x.target) return x;
+  const { task: _task, tentative: _tentative, clarification: _clarification, ...rest } = x;
+  return { ...rest, intent: 'chat', entities: x.entities.filter((e) => e.type !== 'task') };
 }

@@ -10,10 +10,11 @@ import type { LlmCallback } from '../llm/llm.js';
 import { createOfflineResponder } from '../llm/offline.js';
 import type { HotCache } from '../store/hot-cache.js';
 import type { TokenCounter } from '../text/tokens.js';
+import { zoneId } from './format-time.js';
 import { createTokenCounter } from '../text/tokens.js';
 import { applyExtraction, WRITE_INTENTS, type AppliedChange } from './apply-extraction.js';
 import type { RebuiltContext } from './context.js';
-import type { Extraction, ExtractOptions, RecentEntity } from './extraction.js';
+import { settleTentative, type Extraction, type ExtractOptions, type RecentEntity } from './extraction.js';
 import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Turn } from './model.js';
 import { createRecentEntities, type RecentEntities } from './recent-entities.js';
@@ -115,6 +116,20 @@ export interface IncomingMessage {
    * reply failed, it is answered (`ProcessResult.resumed`) — see ./repeated-message.ts.
    */
   id?: string;
+  /**
+   * The user's time zone as the client knows it (`ctxvm chat --tz`, the API's `timeZone`). Stored
+   * as the user's zone before the message is read, so its dates and every later output use it.
+   */
+  timeZone?: TimeZone;
+}
+
+/** Options of `buildContext`. */
+export interface BuildContextOptions {
+  /** Instant the context is built for, Unix ms (default: the clock). */
+  now?: number;
+  budgetTokens?: number;
+  /** Zone of this context's dates and clock (default: the user's); not stored. */
+  timeZone?: TimeZone;
 }
 
 /** Per-stage timings and token accounting of one processMessage call. */
@@ -156,11 +171,16 @@ export interface MemoryManager {
   /** Runs extract → update → reset → rebuild → respond for one message. */
   processMessage(message: IncomingMessage, llm?: LlmCallback): Promise<ProcessResult>;
   /** Rebuilds the context for `query` without storing anything (preview, `ctxvm memory context`). */
-  buildContext(userId: string, query: string, options?: { now?: number; budgetTokens?: number }): Promise<RebuiltContext>;
+  buildContext(userId: string, query: string, options?: BuildContextOptions): Promise<RebuiltContext>;
   /** Stores raw turns (and extracts memory from user turns unless `extract: false`). */
   ingest(userId: string, turns: readonly IngestTurn[], options?: { extract?: boolean }): Promise<IngestResult>;
   /** The user's zone: their `timeZone` preference, else the default. */
   timeZoneOf(userId: string): Promise<TimeZone>;
+  /**
+   * Stores `zone` as the user's zone (the `timeZone` preference; history keeps the old one) unless
+   * it is already theirs; returns it normalised. A UsageError names a zone that does not exist.
+   */
+  setTimeZone(userId: string, zone: TimeZone): Promise<TimeZone>;
   /** The door to one user's warm memory. */
   user(userId: string): UserMemoryStore;
   /** Background rebuilds after writes (undefined when off). */
@@ -233,13 +253,21 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   const getRebuild = async (): Promise<RebuildFn> => (rebuild ??= (await import('./rebuild/index.js')).rebuildContext as RebuildFn);
 
   async function timeZoneOf(userId: string): Promise<TimeZone> {
-    const pref = await user(userId).getFactByKey('timeZone');
+    const pref = await user(userId).getFactByKey(TIME_ZONE_KEY);
     if (!pref) return defaultZone;
     try {
       return validateTimeZone(/^[+-]?\d+$/.test(pref.text) ? Number(pref.text) : pref.text);
     } catch {
       return defaultZone;
     }
+  }
+
+  async function setTimeZone(userId: string, zone: TimeZone): Promise<TimeZone> {
+    const normalised = validateTimeZone(zone);
+    const text = zoneId(normalised);
+    const current = await user(userId).getFactByKey(TIME_ZONE_KEY);
+    if (current?.text !== text) await user(userId).setFact({ kind: 'preference', key: TIME_ZONE_KEY, text, importance: 0.9, sourceTurnIds: [] });
+    return normalised;
   }
 
   function user(userId: string): UserMemoryStore {
@@ -264,13 +292,15 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     return refresh;
   }
 
-  async function buildContext(userId: string, query: string, opts: { now?: number; budgetTokens?: number } = {}): Promise<RebuiltContext> {
-    const context = await contextFor(userId, query, opts);
-    refreshAhead?.asked(userId, { query, budgetTokens: opts.budgetTokens ?? budgetTokens });
+  async function buildContext(userId: string, query: string, opts: BuildContextOptions = {}): Promise<RebuiltContext> {
+    const timeZone = opts.timeZone !== undefined ? validateTimeZone(opts.timeZone) : undefined;
+    const context = await contextFor(userId, query, { ...opts, ...(timeZone !== undefined ? { timeZone } : {}) });
+    // (refreshed in the user's own zone: a context asked for in another one is not refreshed)
+    if (timeZone === undefined) refreshAhead?.asked(userId, { query, budgetTokens: opts.budgetTokens ?? budgetTokens });
     return context;
   }
 
-  async function contextFor(userId: string, query: string, opts: { now?: number; budgetTokens?: number; excludeTurnIds?: readonly string[]; touch?: boolean } = {}): Promise<RebuiltContext> {
+  async function contextFor(userId: string, query: string, opts: BuildContextOptions & { excludeTurnIds?: readonly string[]; touch?: boolean } = {}): Promise<RebuiltContext> {
     // A rebuild answering a message is followed by the reply's write, which retires whatever it
     // would cache of the searches and turn neighbourhoods it reads: they are not stored.
     const answering = opts.excludeTurnIds !== undefined && opts.excludeTurnIds.length > 0;
@@ -284,7 +314,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     }
     return fn(store, query, {
       now: opts.now ?? clock.now(),
-      timeZone: await timeZoneOf(userId),
+      timeZone: opts.timeZone ?? (await timeZoneOf(userId)),
       budgetTokens: opts.budgetTokens ?? budgetTokens,
       tokens: tokenCounter(),
       // A rebuild that leaves out the message being answered is keyed by that message's turn id:
@@ -352,6 +382,10 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
    * again against every open task in the store, so "把写周报标记为完成" finds last week's task too.
    */
   async function extractResolved(text: string, opts: ExtractOptions, store: UserMemoryStore): Promise<Extraction> {
+    return settleTentative(await extractAgainstTasks(text, opts, store));
+  }
+
+  async function extractAgainstTasks(text: string, opts: ExtractOptions, store: UserMemoryStore): Promise<Extraction> {
     const ex = await getExtractor();
     const first = await ex.extract(text, opts);
     if (!CHANGE_INTENTS.has(first.intent) || (first.target && first.target.confidence >= 0.95)) return first;
@@ -375,6 +409,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const resumed = prior !== undefined;
     const now = prior ? prior.message.atMs : (message.now ?? clock.now());
     const store = userAt(message.userId, now);
+    if (message.timeZone !== undefined && !resumed) await setTimeZone(message.userId, message.timeZone);
     const timeZone = await timeZoneOf(message.userId);
 
     // 1. extract
@@ -531,7 +566,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
 
   const readStats = (): ReadCacheStats | undefined => (isCachedMemoryStore(store) ? store.readStats() : undefined);
 
-  return { processMessage, buildContext, ingest, timeZoneOf, user, refreshAhead, readStats };
+  return { processMessage, buildContext, ingest, timeZoneOf, setTimeZone, user, refreshAhead, readStats };
 }
 
 /** The store the manager reads through: `options.store`, behind a hot-tier read cache when there is one. */
@@ -554,10 +589,14 @@ function checkMessage(message: IncomingMessage): void {
   if (typeof message.text !== 'string') throw new UsageError('processMessage: text must be a string');
   if (message.text.trim() === '') throw new UsageError('processMessage: text is empty', { hint: 'send the user message text' });
   if (message.now !== undefined && !Number.isFinite(message.now)) throw new UsageError('processMessage: now must be Unix ms');
+  if (message.timeZone !== undefined) validateTimeZone(message.timeZone);
   if (message.id !== undefined && (typeof message.id !== 'string' || message.id.trim() === '' || message.id.length > MAX_MESSAGE_ID_LENGTH)) {
     throw new UsageError(`processMessage: id must be a non-empty string of at most ${MAX_MESSAGE_ID_LENGTH} characters`);
   }
 }
+
+/** Key of the fact that holds a user's zone. */
+export const TIME_ZONE_KEY = 'timeZone';
 
 function newTurnId(nowMs: number): string {
   return `t${nowMs.toString(36)}${idRandomBytes(4).toString('hex')}`;

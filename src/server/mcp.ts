@@ -8,10 +8,12 @@ import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
+import type { TimeZone } from '../core/time-zone.js';
 import { UsageError } from '../errors.js';
+import { formatZonedTime } from '../memory/format-time.js';
 import { mapError } from './errors.js';
 import { createMemoryOps, messageJson, type TaskJson } from './memory-ops.js';
-import { Instant, MessageId, TASK_PRIORITIES, TASK_STATUSES } from './schemas.js';
+import { Instant, MessageId, TASK_PRIORITIES, TASK_STATUSES, TimeZoneInput } from './schemas.js';
 import type { ServerServices } from './services.js';
 
 /** Options of the MCP server. */
@@ -47,8 +49,9 @@ async function tool(run: () => Promise<{ text: string; data?: Record<string, unk
   }
 }
 
-function taskLine(t: TaskJson): string {
-  return `- [${t.status}] ${t.title} (id ${t.id}, ${t.priority}${t.due ? `, due ${t.due}` : ''}${t.project ? `, project ${t.project}` : ''})`;
+/** One task for the model, its due time in the user's zone (named). */
+function taskLine(t: TaskJson, zone: TimeZone): string {
+  return `- [${t.status}] ${t.title} (id ${t.id}, ${t.priority}${t.due ? `, due ${formatZonedTime(Date.parse(t.due), zone)}` : ''}${t.project ? `, project ${t.project}` : ''})`;
 }
 
 /** Creates one MCP server instance with every tool registered. */
@@ -65,12 +68,16 @@ export function createCtxvmMcpServer(services: ServerServices, options: McpOptio
     {
       title: 'Rebuild memory context',
       description: "Rebuild the user's memory context (profile, active project, open tasks, related history, other memories) for a question, within a token budget. Read-only.",
-      inputSchema: z.object({ query: z.string().min(1).describe('the question or topic'), budget: z.number().int().positive().max(100_000).optional().describe('token budget (default 2000)') }),
+      inputSchema: z.object({
+        query: z.string().min(1).describe('the question or topic'),
+        budget: z.number().int().positive().max(100_000).optional().describe('token budget (default 2000)'),
+        timeZone: TimeZoneInput.optional().describe("zone of the context's dates and clock (default: the user's stored zone); not stored"),
+      }),
       annotations: { readOnlyHint: true },
     },
-    async ({ query, budget }) =>
+    async ({ query, budget, timeZone }) =>
       tool(async () => {
-        const c = await ops.context(user(), { query, ...(budget !== undefined ? { budget } : {}) });
+        const c = await ops.context(user(), { query, ...(budget !== undefined ? { budget } : {}), ...(timeZone !== undefined ? { timeZone } : {}) });
         return { text: c.text };
       }),
   );
@@ -84,11 +91,12 @@ export function createCtxvmMcpServer(services: ServerServices, options: McpOptio
         text: z.string().min(1).describe('the user message, verbatim'),
         now: Instant.optional(),
         id: MessageId.min(1).optional().describe('message id, unique per user: the message is applied once per id (safe retries); a repeat once answered is refused with the first reply'),
+        timeZone: TimeZoneInput.optional().describe("the user's time zone (IANA name such as Asia/Shanghai, or +08:00): stored as theirs and used by every later answer"),
       }),
     },
-    async ({ text, now, id }) =>
+    async ({ text, now, id, timeZone }) =>
       tool(async () => {
-        const r = await ops.processMessage(user(), { text, ...(now !== undefined ? { now } : {}), ...(id !== undefined ? { id } : {}) });
+        const r = await ops.processMessage(user(), { text, ...(now !== undefined ? { now } : {}), ...(id !== undefined ? { id } : {}), ...(timeZone !== undefined ? { timeZone } : {}) });
         const changes = r.applied.map((a) => `${a.action} ${a.kind} ${a.id}: ${a.text}`);
         return { text: [r.response, ...(changes.length ? ['', 'memory changes:', ...changes] : [])].join('\n'), data: messageJson(r) };
       }),
@@ -104,8 +112,8 @@ export function createCtxvmMcpServer(services: ServerServices, options: McpOptio
     },
     async ({ status }) =>
       tool(async () => {
-        const tasks = await ops.listTasks(user(), status && status.length ? status : undefined);
-        return { text: tasks.length ? tasks.map(taskLine).join('\n') : 'no tasks', data: { tasks } };
+        const [tasks, timeZone] = await Promise.all([ops.listTasks(user(), status && status.length ? status : undefined), ops.timeZone(user())]);
+        return { text: tasks.length ? tasks.map((t) => taskLine(t, timeZone)).join('\n') : 'no tasks', data: { tasks, timeZone } };
       }),
   );
 
@@ -127,8 +135,8 @@ export function createCtxvmMcpServer(services: ServerServices, options: McpOptio
       tool(async () => {
         const fields = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
         if (Object.keys(fields).length === 0) throw new UsageError('give at least one of title, status, priority, due, project');
-        const task = await ops.updateTask(user(), id, fields);
-        return { text: `updated:\n${taskLine(task)}`, data: { task } };
+        const [task, timeZone] = await Promise.all([ops.updateTask(user(), id, fields), ops.timeZone(user())]);
+        return { text: `updated:\n${taskLine(task, timeZone)}`, data: { task } };
       }),
   );
 

@@ -5,6 +5,7 @@
 import { processResultJson } from '../memory/result-json.js';
 import type { z } from 'zod';
 import { NotFoundError } from '../errors.js';
+import { zoneId } from '../memory/format-time.js';
 import type { LlmCallback } from '../llm/llm.js';
 import type { RebuiltContext } from '../memory/context.js';
 import type { MemoryManager, ProcessResult } from '../memory/manager.js';
@@ -39,6 +40,8 @@ export interface MemoryOps {
   /** Rebuild only; stores nothing. */
   context(userId: string, body: z.infer<typeof ContextBody>): Promise<RebuiltContext>;
   listTasks(userId: string, status?: readonly TaskStatus[]): Promise<TaskJson[]>;
+  /** The user's zone as stored and sent ("Asia/Shanghai", "+08:00"): the stored one, else the server's default. */
+  timeZone(userId: string): Promise<string>;
   /** NotFoundError when the user has no such task. */
   updateTask(userId: string, id: string, patch: z.infer<typeof TaskPatchBody>): Promise<TaskJson>;
   memories(userId: string, query: z.infer<typeof MemoriesQuery>): Promise<MemoryJson[]>;
@@ -68,14 +71,28 @@ export function createMemoryOps(manager: MemoryManager, llm?: LlmCallback): Memo
 
   return {
     processMessage(userId, body) {
-      return manager.processMessage({ userId, text: body.text, ...(body.now !== undefined ? { now: instantMs(body.now) } : {}), ...(body.id !== undefined ? { id: body.id } : {}) }, llm);
+      return manager.processMessage(
+        {
+          userId,
+          text: body.text,
+          ...(body.now !== undefined ? { now: instantMs(body.now) } : {}),
+          ...(body.id !== undefined ? { id: body.id } : {}),
+          ...(body.timeZone !== undefined ? { timeZone: body.timeZone } : {}),
+        },
+        llm,
+      );
     },
 
     context(userId, body) {
       return manager.buildContext(userId, body.query, {
         ...(body.budget !== undefined ? { budgetTokens: body.budget } : {}),
         ...(body.now !== undefined ? { now: instantMs(body.now) } : {}),
+        ...(body.timeZone !== undefined ? { timeZone: body.timeZone } : {}),
       });
+    },
+
+    async timeZone(userId) {
+      return zoneId(await manager.timeZoneOf(userId));
     },
 
     async listTasks(userId, status) {

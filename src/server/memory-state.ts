@@ -4,6 +4,7 @@
  * the user's door (`manager.user`), so it can only ever see that user's rows.
  */
 import type { z } from 'zod';
+import { zoneId } from '../memory/format-time.js';
 import type { MemoryManager } from '../memory/manager.js';
 import type { HistoryEntry, Task } from '../memory/model.js';
 import type { HistoryView } from './schemas.js';
@@ -18,6 +19,8 @@ export const MEMORY_STATE_HISTORY_LIMIT = 10_000;
 /** The whole state of one user's memory. */
 export interface MemoryStateJson {
   user: string;
+  /** The user's zone (IANA name or "+08:00"): the console shows their times in it. */
+  timeZone: string;
   memoryVersion: number;
   tasks: (TaskJson & { history: HistoryJson[] })[];
   projects: { id: string; name: string; createdAt: string; updatedAt: string; sources: string[]; history: HistoryJson[] }[];
@@ -57,7 +60,8 @@ export function historyJson(e: HistoryEntry): HistoryJson {
 /** Reads the state; `taskViews` turns tasks into their API view (project names resolved). */
 export async function readMemoryState(manager: MemoryManager, userId: string, taskViews: (tasks: readonly Task[]) => Promise<TaskJson[]>): Promise<MemoryStateJson> {
   const store = manager.user(userId);
-  const [version, tasks, projects, decisions, facts, history] = await Promise.all([
+  const [zone, version, tasks, projects, decisions, facts, history] = await Promise.all([
+    manager.timeZoneOf(userId),
     store.version(),
     store.listTasks(),
     store.listProjects(),
@@ -87,6 +91,7 @@ export async function readMemoryState(manager: MemoryManager, userId: string, ta
   });
   return {
     user: userId,
+    timeZone: zoneId(zone),
     memoryVersion: version,
     tasks: taskJson.map((t) => ({ ...t, history: historyOf('task', t.id) })),
     projects: projects.map((p) => ({ id: p.id, name: p.name, createdAt: iso(p.createdAtMs), updatedAt: iso(p.updatedAtMs), sources: p.sourceTurnIds, history: historyOf('project', p.id) })),

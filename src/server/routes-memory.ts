@@ -119,9 +119,10 @@ export function memoryRoutes({ ops, metrics, logContent, listUsers }: MemoryRout
       access: 'user',
       params: UserParams,
       query: TasksQuery,
-      response: { description: 'the tasks', schema: z.object({ tasks: z.array(TaskView) }) },
+      response: { description: "the tasks, and the user's zone (times are ISO-8601 UTC; show them in that zone)", schema: z.object({ tasks: z.array(TaskView), timeZone: z.string() }) },
       async handler({ params, query }) {
-        return { json: { tasks: await ops.listTasks(params.user, query.status) } };
+        const [tasks, timeZone] = await Promise.all([ops.listTasks(params.user, query.status), ops.timeZone(params.user)]);
+        return { json: { tasks, timeZone } };
       },
     }),
     defineRoute({

@@ -3,6 +3,7 @@
  * return (used for the OpenAPI document). One file so the two edges cannot drift apart.
  */
 import { z } from 'zod';
+import { validateTimeZone } from '../core/time-zone.js';
 import { MAX_MESSAGE_ID_LENGTH } from '../memory/repeated-message.js';
 
 /** An instant: ISO-8601 with a zone, or Unix ms. */
@@ -14,6 +15,20 @@ export const Instant = z
 export function instantMs(value: z.infer<typeof Instant>): number {
   return typeof value === 'number' ? value : Date.parse(value);
 }
+
+const isTimeZone = (zone: string | number): boolean => {
+  try {
+    validateTimeZone(zone);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A time zone: an IANA name ("Asia/Shanghai"), an offset ("+08:00"), or minutes east of UTC. */
+export const TimeZoneInput = z
+  .union([z.string().trim().min(1).max(64), z.number().int().min(-1080).max(1080)])
+  .refine(isTimeZone, 'expected an IANA time zone such as "Asia/Shanghai", an offset such as "+08:00", or minutes east of UTC');
 
 export const TASK_STATUSES = ['todo', 'doing', 'done', 'cancelled'] as const;
 export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
@@ -31,6 +46,7 @@ export const MessageBody = z
   .object({
     text: z.string().trim().min(1, 'text must not be empty').max(100_000).describe('the user message, verbatim'),
     now: Instant.optional().describe('when the message was said (default: now)'),
+    timeZone: TimeZoneInput.optional().describe("the user's time zone: stored as theirs before the message is read, and used by every later output (default: the one stored, else the server's)"),
   })
   .strict();
 
@@ -50,6 +66,7 @@ export const ContextBody = z
     query: z.string().trim().min(1, 'query must not be empty').max(100_000).describe('the question or message to build the context for'),
     budget: z.number().int().positive().max(1_000_000).optional().describe('token budget (default: the server default, 2000)'),
     now: Instant.optional(),
+    timeZone: TimeZoneInput.optional().describe("zone of this context's dates and clock (default: the user's stored zone); not stored"),
   })
   .strict();
 
@@ -187,6 +204,10 @@ export const ContextResponse = z.object({
   stablePrefixChars: z.number(),
   memoryVersion: z.number(),
   cached: z.boolean(),
+  clock: z
+    .object({ text: z.string(), tokens: z.number(), at: z.string().describe('ISO-8601 UTC'), timeZone: z.string().describe('the zone every date and time of `text` is in') })
+    .optional()
+    .describe('the block after the stable prefix that states the current date, weekday, time and zone'),
 });
 
 export const MemoryView = z.object({
@@ -260,6 +281,7 @@ const FactStateView = z.object({ id: z.string(), key: z.string().nullable(), tex
 
 export const MemoryStateResponse = z.object({
   user: z.string(),
+  timeZone: z.string().describe("the user's zone (stored, else the server's default): times shown to them are in it"),
   memoryVersion: z.number(),
   tasks: z.array(TaskView.extend(WithHistory)),
   projects: z.array(z.object({ id: z.string(), name: z.string(), createdAt: z.string(), updatedAt: z.string(), sources: z.array(z.string()), ...WithHistory })),

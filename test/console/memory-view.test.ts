@@ -31,9 +31,12 @@ describeWithChromium('console: memory view and sign-in', () => {
     return { page, errors, close: () => context.close() };
   }
 
-  /** Formats like the console (en-CA style, 24 h) in the browser's zone, for comparing text. */
+  /** Formats like the console (en-CA style, 24 h) in the user's zone, for comparing text. */
   const shown = (page: Page, iso: string) =>
-    page.evaluate((at) => new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(at)).replace(',', ''), iso);
+    page.evaluate(
+      ([at, timeZone]) => new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone }).format(new Date(at!)).replace(',', ''),
+      [iso, memory.timeZone as string],
+    );
 
   it('the seed gives a known memory state', () => {
     // 下午三点 review meeting and the weekly report (done by the fourth message)
@@ -55,6 +58,10 @@ describeWithChromium('console: memory view and sign-in', () => {
     expect(new URL(page.url()).hash).toBe(`#/memory/${SEED_USER}`);
 
     expect(Number(await page.getByTestId('memory-version').getAttribute('data-value'))).toBe(memory.memoryVersion);
+    // every time on the page is in the user's zone, and the page says which
+    expect(memory.timeZone).toEqual(expect.any(String));
+    expect(await page.getByTestId('memory-zone').getAttribute('data-value')).toBe(memory.timeZone);
+    await expect(page.getByTestId('memory-zone').textContent()).resolves.toContain(memory.timeZone);
     for (const status of STATUSES) {
       const want = memory.tasks.filter((t: any) => t.status === status);
       const column = page.getByTestId(`board-${status}`);
@@ -114,6 +121,14 @@ describeWithChromium('console: memory view and sign-in', () => {
       expect(Number(await page.getByTestId('stable-prefix').getAttribute('data-value'))).toBe(ctx.stablePrefixChars);
       expect(await page.getByTestId('stable-text').textContent()).toBe(ctx.text.slice(0, ctx.stablePrefixChars));
       expect(await page.getByTestId('context-text').textContent()).toBe(ctx.text);
+      // one zone in the whole prompt: the clock's, the user's, the board's
+      expect(ctx.clock?.timeZone).toBe(memory.timeZone);
+      expect(await page.getByTestId('context-zone').getAttribute('data-value')).toBe(memory.timeZone);
+      expect(ctx.text).toContain(`in ${memory.timeZone}`);
+      for (const task of memory.tasks.filter((t: any) => t.status === 'todo' && t.due)) {
+        const line = ctx.layers.find((l: any) => l.name === 'tasks').items.find((i: any) => i.id === task.id);
+        if (line) expect(line.text).toContain(`due ${(await shown(page, task.due)).replace(/\//g, '-')}`);
+      }
       if (budget === 120) expect(ctx.dropped.length, 'a small budget drops something').toBeGreaterThan(0);
     }
     await page.getByTestId('context-preview').scrollIntoViewIfNeeded();

@@ -4,7 +4,6 @@
  * (`dist/cli/main.js`; run `npm run build` first): it listens, answers with the keys just
  * created, and exits 0 on SIGTERM.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -13,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/corpus.js';
 import { runCliInProcess } from '../support/run-cli.js';
+import { startServeProcess } from '../support/serve-process.js';
 
 const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 let root: string;
@@ -63,29 +63,19 @@ describe('ctxvm serve', () => {
   it('listens, serves with the keys, and exits 0 on SIGTERM', async () => {
     if (!existsSync(MAIN)) throw new Error(`${MAIN} not found: run \`npm run build\` before the CLI tests`);
     const key = (await ctxvm('keys', 'create', '--user', 'bob', '--json')).json<{ key: string }>().key;
-    const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json'], { env: { PATH: process.env.PATH ?? '', HOME: root, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d) => {
-        stdout += d;
-        const end = stdout.indexOf('}\n');
-        if (end !== -1) resolve(JSON.parse(stdout.slice(0, end + 1)).url);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
+    const { url, child, stderr: stderrOf } = await startServeProcess(MAIN, ['--port', '0', '--json'], { PATH: process.env.PATH ?? '', HOME: root, ...env });
     try {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       const tasks = await fetch(`${url}/v1/users/bob/tasks`, { headers: { authorization: `Bearer ${key}` } });
       expect(tasks.status).toBe(200);
-      expect(await tasks.json()).toEqual({ tasks: [] });
+      expect(await tasks.json()).toEqual({ tasks: [], timeZone: expect.any(String) });
       expect((await fetch(`${url}/v1/users/alice/tasks`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(403);
     } finally {
       child.kill('SIGTERM');
     }
     const [code] = await once(child, 'exit');
+    const stderr = stderrOf();
     expect(code, stderr).toBe(0);
     // one JSON line per request on stderr, without the key
     const lines = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));

@@ -112,6 +112,12 @@ export function ContextPreviewPanel({ api, user }: { api: Api; user: string }) {
           <h3>{t('context.prompt')}</h3>
           <p class="subtle" data-testid="stable-prefix" data-value={p.stablePrefixChars}>
             <span class="stable-key" /> {t('context.stable', { n: p.stablePrefixChars, total: p.text.length })}
+            {p.clock && (
+              <span data-testid="context-zone" data-value={p.clock.timeZone}>
+                {' · '}
+                {t('memory.zone', { zone: p.clock.timeZone })}
+              </span>
+            )}
           </p>
           <pre class="prompt" data-testid="context-text">
             <mark class="stable" data-testid="stable-text">

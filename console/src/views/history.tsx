@@ -2,13 +2,15 @@
 import type { HistoryView } from '../api-types.js';
 import { fmtDateTime, fmtValue } from '../format.js';
 import { useI18n } from '../i18n.js';
+import { useUserZone } from '../zone.js';
 
 export function History({ entries }: { entries: HistoryView[] }) {
   const { t, tOr, lang } = useI18n();
+  const zone = useUserZone();
   if (entries.length === 0) return null;
   // statuses and priorities read in the UI language; other values as stored
   const valueOf = (field: string, v: unknown) => {
-    const text = fmtValue(field, v, lang);
+    const text = fmtValue(field, v, lang, zone);
     return field === 'status' || field === 'priority' ? tOr(`${field}.${text}`, text) : text;
   };
   return (
@@ -17,7 +19,7 @@ export function History({ entries }: { entries: HistoryView[] }) {
       <ol>
         {entries.map((h) => (
           <li key={h.seq}>
-            <time>{fmtDateTime(h.at, lang)}</time>{' '}
+            <time>{fmtDateTime(h.at, lang, zone)}</time>{' '}
             {h.field === '*' ? (
               <span>{h.newValue === null ? t('history.deleted') : t('history.created')}</span>
             ) : (

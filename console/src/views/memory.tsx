@@ -11,6 +11,7 @@ import { Card, Empty, ErrorNote, Loading, useLoad } from '../ui.js';
 import { ContextPreviewPanel } from './context-preview.js';
 import { Records } from './records.js';
 import { TaskBoard } from './task-board.js';
+import { UserZone } from '../zone.js';
 
 export function MemoryView({ api, who, user }: { api: Api; who: WhoAmI; user: string | null }) {
   const { t, lang } = useI18n();
@@ -41,7 +42,11 @@ export function MemoryView({ api, who, user }: { api: Api; who: WhoAmI; user: st
         {memory.data && (
           <span class="subtle" data-testid="memory-version" data-value={memory.data.memoryVersion}>
             {t('memory.version', { n: memory.data.memoryVersion })}
-            {users.data?.find((u) => u.user === current)?.lastActiveAt && ` · ${t('memory.lastActive', { at: fmtDateTime(users.data.find((u) => u.user === current)!.lastActiveAt!, lang) })}`}
+            {users.data?.find((u) => u.user === current)?.lastActiveAt && ` · ${t('memory.lastActive', { at: fmtDateTime(users.data.find((u) => u.user === current)!.lastActiveAt!, lang, memory.data.timeZone) })}`}
+            <span data-testid="memory-zone" data-value={memory.data.timeZone}>
+              {' · '}
+              {t('memory.zone', { zone: memory.data.timeZone })}
+            </span>
           </span>
         )}
         <button type="button" class="btn small" onClick={memory.reload} data-testid="memory-refresh">
@@ -56,13 +61,15 @@ export function MemoryView({ api, who, user }: { api: Api; who: WhoAmI; user: st
       )}
       {memory.error !== undefined && <ErrorNote error={memory.error} onRetry={memory.reload} />}
       {current && memory.loading && !memory.data && <Loading />}
-      {memory.data && (
-        <div data-testid="memory" data-user={memory.data.user}>
-          <TaskBoard tasks={memory.data.tasks} />
-          <Records memory={memory.data} />
-        </div>
-      )}
-      {current && <ContextPreviewPanel api={api} user={current} key={current} />}
+      <UserZone.Provider value={memory.data?.timeZone}>
+        {memory.data && (
+          <div data-testid="memory" data-user={memory.data.user}>
+            <TaskBoard tasks={memory.data.tasks} />
+            <Records memory={memory.data} />
+          </div>
+        )}
+        {current && <ContextPreviewPanel api={api} user={current} key={current} />}
+      </UserZone.Provider>
     </div>
   );
 }

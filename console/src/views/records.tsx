@@ -4,6 +4,7 @@ import type { HistoryView, UserMemory } from '../api-types.js';
 import { fmtDateTime, fmtInt } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n.js';
 import { Card } from '../ui.js';
+import { useUserZone } from '../zone.js';
 import { History } from './history.js';
 
 interface Row {
@@ -16,6 +17,7 @@ interface Row {
 
 function RecordList({ title, rows, kind }: { title: MessageKey; rows: Row[]; kind: string }) {
   const { t, lang } = useI18n();
+  const zone = useUserZone();
   return (
     <Card title={t(title)} testid={`records-${kind}`} actions={<span class="badge">{fmtInt(rows.length, lang)}</span>}>
       {rows.length === 0 ? (
@@ -27,7 +29,7 @@ function RecordList({ title, rows, kind }: { title: MessageKey; rows: Row[]; kin
               <p class="record-main">{r.main}</p>
               {r.sub && <p class="subtle">{r.sub}</p>}
               <p class="subtle">
-                <time>{fmtDateTime(r.at, lang)}</time>
+                <time>{fmtDateTime(r.at, lang, zone)}</time>
               </p>
               <History entries={r.history} />
             </li>

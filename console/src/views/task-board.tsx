@@ -3,6 +3,7 @@ import { TASK_STATUSES, type TaskView } from '../api-types.js';
 import { fmtDateTime, fmtInt } from '../format.js';
 import { useI18n } from '../i18n.js';
 import { Card } from '../ui.js';
+import { useUserZone } from '../zone.js';
 import { History } from './history.js';
 
 function ClockIcon() {
@@ -16,6 +17,7 @@ function ClockIcon() {
 
 export function TaskBoard({ tasks }: { tasks: TaskView[] }) {
   const { t, lang } = useI18n();
+  const zone = useUserZone();
   return (
     <Card title={t('tasks.title')} testid="task-board" class="board-card">
       <div class="board">
@@ -33,7 +35,7 @@ export function TaskBoard({ tasks }: { tasks: TaskView[] }) {
                   <p class="task-meta">
                     {task.due ? (
                       <span class="due" title={task.due}>
-                        <ClockIcon /> {fmtDateTime(task.due, lang)}
+                        <ClockIcon /> {fmtDateTime(task.due, lang, zone)}
                         {task.duePhrase && <span class="subtle"> · {task.duePhrase}</span>}
                       </span>
                     ) : (

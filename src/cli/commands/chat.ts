@@ -15,21 +15,19 @@ export function registerChat(program: Command, ctx: CommandContext): void {
     .requiredOption('--user <id>', 'user id')
     .option('-m, --message <text...>', 'send these messages and exit instead of starting a prompt')
     .option('--budget <tokens>', 'context budget (default 2000)', positiveInt('--budget'))
-    .option('--tz <zone>', "time zone until the user states one (default: this machine's)")
+    .option('--tz <zone>', "your time zone (IANA name, +08:00, or minutes east of UTC), stored as the user's and used by every later output; default: the one stored, else this machine's")
     .option('--now <iso>', 'pretend it is this time (for scripted runs)')
     .action(async (opts: { user: string; message?: string[]; budget?: number; tz?: string; now?: string; json?: boolean }) => {
       const userId = requireUser(opts.user);
-      const services = await openMemoryServices(ctx, {
-        ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
-        ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
-      });
+      const timeZone = opts.tz !== undefined ? parseTimeZoneOption(opts.tz) : undefined;
+      const services = await openMemoryServices(ctx, opts.budget !== undefined ? { budgetTokens: opts.budget } : {});
       const now = opts.now !== undefined ? parseInstant(opts.now, '--now') : undefined;
       const { createLlmFromEnv } = await import('../../llm/from-env.js');
       const configured = createLlmFromEnv(ctx.io.env);
       if (!opts.json && configured.name !== 'offline') ctx.note(`replies from ${configured.name} (${configured.model})`);
       const results: ProcessResult[] = [];
       const send = async (text: string) => {
-        const result = await services.manager.processMessage({ userId, text, ...(now !== undefined ? { now } : {}) }, configured.llm);
+        const result = await services.manager.processMessage({ userId, text, ...(now !== undefined ? { now } : {}), ...(timeZone !== undefined ? { timeZone } : {}) }, configured.llm);
         if (opts.json) results.push(result);
         else {
           ctx.print(result.response);

@@ -1,7 +1,7 @@
 /** `ctxvm mcp`: the MCP server over stdio (memory tools for one user, session tools). */
 import type { Command } from 'commander';
 import type { CommandContext } from '../io.js';
-import { requireUser } from '../memory-options.js';
+import { defaultZoneOption, requireUser } from '../memory-options.js';
 import { PACKAGE_VERSION } from '../version.js';
 
 export function registerMcp(program: Command, ctx: CommandContext): void {
@@ -9,7 +9,8 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
     .command('mcp')
     .description('serve MCP over stdio: memory_context, memory_remember, tasks_list, task_update, session_page_in, session_snapshot, session_trim (e.g. `claude mcp add ctxvm -- npx ctxvm mcp --user me`)')
     .option('--user <id>', 'the user the memory tools act for (default $CTXVM_USER)')
-    .action(async (opts: { user?: string }) => {
+    .option('--tz <zone>', "time zone of a user who has not stated one (IANA name, +08:00, or minutes east of UTC; default: this machine's); a tool call's timeZone is stored as the user's")
+    .action(async (opts: { user?: string; tz?: string }) => {
       const raw = opts.user ?? ctx.io.env.CTXVM_USER;
       const userId = raw !== undefined && raw.trim() !== '' ? requireUser(raw) : undefined;
       const [{ openServerServices }, { serveMcpStdio }] = await Promise.all([import('../../server/open-services.js'), import('../../server/mcp.js')]);
@@ -18,6 +19,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         config: ctx.config(),
       env: ctx.io.env,
         cwd: ctx.io.cwd,
+        timeZone: defaultZoneOption(opts.tz),
         hotLogger: { error: (m) => ctx.note(`ctxvm mcp: ${m}`), warn: (m) => ctx.note(`ctxvm mcp: ${m}`) },
       });
       try {

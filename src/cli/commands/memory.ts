@@ -2,18 +2,20 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ParseError, UsageError } from '../../errors.js';
-import type { Extraction } from '../../memory/extraction.js';
+import { settleTentative, type Extraction } from '../../memory/extraction.js';
 import type { IngestTurn } from '../../memory/manager.js';
 import type { TaskStatus } from '../../memory/model.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
 import { systemTimeZone, withMemoryServices } from '../memory-services.js';
 import { formatInt, table } from '../format.js';
-import { formatLocalTime } from '../../memory/format-time.js';
+import { formatLocalTime, zoneLabel } from '../../memory/format-time.js';
 import { parseInstant, parseTimeZoneOption, positiveInt, requireUser } from '../memory-options.js';
 import { registerMemoryCold } from './memory-cold.js';
 
 const STATUSES: readonly TaskStatus[] = ['todo', 'doing', 'done', 'cancelled'];
+/** Help of the `--tz` of commands that print a user's times. */
+export const VIEW_TZ_HELP = "show times in this zone: IANA name, +08:00, or minutes east of UTC (default: the user's stored zone, else this machine's)";
 
 /** The CLI's JSON view of one extraction (DESIGN.md contract). */
 export function extractionJson(x: Extraction, id?: string) {
@@ -57,7 +59,7 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
       const { createRuleExtractor } = await import('../../memory/extract/extract.js');
       const extractor = createRuleExtractor();
       if (text !== undefined) {
-        const x = extractor.extract(text, { now, timeZone });
+        const x = settleTentative(extractor.extract(text, { now, timeZone }));
         if (opts.json) return ctx.printJson(extractionJson(x));
         return ctx.print(describeExtraction(x, timeZone));
       }
@@ -69,7 +71,7 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
         if (!v || typeof v !== 'object' || typeof v.text !== 'string') {
           throw new ParseError({ file, line: rec.raw.line, byteOffset: rec.raw.byteOffset }, 'expected an object {"id": …, "text": "…"}', { hint: 'one JSON object per line with a string "text"' });
         }
-        out.push(extractionJson(extractor.extract(v.text, { now, timeZone }), v.id === undefined ? String(rec.raw.line) : String(v.id)));
+        out.push(extractionJson(settleTentative(extractor.extract(v.text, { now, timeZone })), v.id === undefined ? String(rec.raw.line) : String(v.id)));
       }
       if (opts.json) return ctx.printJson(out);
       ctx.print(table(['id', 'intent', 'conf', 'title', 'due'], out.map((x) => [x.id ?? '', x.intent, x.confidence.toFixed(2), x.task?.title ?? '', x.task?.due ?? ''])));
@@ -101,10 +103,15 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
     .argument('<query>', 'the question or message to build the context for')
     .option('--budget <tokens>', 'token budget (default 2000)', positiveInt('--budget'))
     .option('--now <iso>', 'reference time (default: now)')
-    .action(async (query: string, opts: { user: string; budget?: number; json?: boolean; now?: string }) => {
+    .option('--tz <zone>', VIEW_TZ_HELP)
+    .action(async (query: string, opts: { user: string; budget?: number; json?: boolean; now?: string; tz?: string }) => {
       const userId = requireUser(opts.user);
+      const timeZone = opts.tz !== undefined ? parseTimeZoneOption(opts.tz) : undefined;
       await withMemoryServices(ctx, opts.budget !== undefined ? { budgetTokens: opts.budget } : {}, async (services) => {
-        const context = await services.manager.buildContext(userId, query, opts.now !== undefined ? { now: parseInstant(opts.now, '--now') } : {});
+        const context = await services.manager.buildContext(userId, query, {
+          ...(opts.now !== undefined ? { now: parseInstant(opts.now, '--now') } : {}),
+          ...(timeZone !== undefined ? { timeZone } : {}),
+        });
         if (opts.json) return ctx.printJson(context);
         ctx.print(context.text);
         ctx.note(
@@ -119,18 +126,20 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
     .description("list a user's tasks")
     .requiredOption('--user <id>', 'user id')
     .option('--status <status>', `only this status: ${STATUSES.join(', ')} (comma-separated for several)`)
-    .action(async (opts: { user: string; status?: string; json?: boolean }) => {
+    .option('--tz <zone>', VIEW_TZ_HELP)
+    .action(async (opts: { user: string; status?: string; json?: boolean; tz?: string }) => {
       const userId = requireUser(opts.user);
+      const viewZone = opts.tz !== undefined ? parseTimeZoneOption(opts.tz) : undefined;
       const status = opts.status?.split(',').map((s) => s.trim()) as TaskStatus[] | undefined;
       for (const s of status ?? []) if (!STATUSES.includes(s)) throw new UsageError(`--status: unknown status ${JSON.stringify(s)}`, { hint: `use one of ${STATUSES.join(', ')}` });
       await withMemoryServices(ctx, {}, async (services) => {
         const store = services.manager.user(userId);
-        const [tasks, projects, zone] = await Promise.all([store.listTasks(status ? { status } : {}), store.listProjects(), services.manager.timeZoneOf(userId)]);
+        const [tasks, projects, zone] = await Promise.all([store.listTasks(status ? { status } : {}), store.listProjects(), viewZone ?? services.manager.timeZoneOf(userId)]);
         const projectName = new Map(projects.map((p) => [p.id, p.name]));
         const rows = tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, priority: t.priority, due: t.dueAtMs === null ? null : new Date(t.dueAtMs).toISOString(), project: t.projectId ? (projectName.get(t.projectId) ?? null) : null }));
         if (opts.json) return ctx.printJson(rows);
         if (!rows.length) return ctx.print(`no tasks for ${userId}`);
-        ctx.print(table(['id', 'status', 'priority', 'due', 'title', 'project'], tasks.map((t, i) => [t.id, t.status, t.priority, t.dueAtMs === null ? '' : formatLocalTime(t.dueAtMs, zone), t.title, rows[i]!.project ?? ''])));
+        ctx.print(table(['id', 'status', 'priority', `due (${zoneLabel(zone)})`, 'title', 'project'], tasks.map((t, i) => [t.id, t.status, t.priority, t.dueAtMs === null ? '' : formatLocalTime(t.dueAtMs, zone), t.title, rows[i]!.project ?? ''])));
       });
     });
 
@@ -180,7 +189,7 @@ function describeExtraction(x: Extraction, zone: import('../../core/time-zone.js
   const lines = [`intent: ${x.intent} (confidence ${x.confidence.toFixed(2)}, ${x.language})`];
   if (x.task) {
     lines.push(`task: ${x.task.title}`, `  status ${x.task.status}, priority ${x.task.priority}${x.task.project ? `, project ${x.task.project}` : ''}`);
-    if (x.task.due !== null) lines.push(`  due ${formatLocalTime(x.task.due, zone)} ("${x.task.duePhrase ?? ''}")`);
+    if (x.task.due !== null) lines.push(`  due ${formatLocalTime(x.task.due, zone)} ${zoneLabel(zone)} ("${x.task.duePhrase ?? ''}")`);
   }
   if (x.target) lines.push(`refers to: ${x.target.kind} ${x.target.id} ("${x.target.phrase}")`);
   if (x.memory) lines.push(`memory: ${x.memory.text}${x.memory.key ? ` [${x.memory.key}=${x.memory.value ?? ''}]` : ''}`);

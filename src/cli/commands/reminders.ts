@@ -11,12 +11,15 @@ import { waitForStopSignal } from '../stop-signal.js';
 import type { Command } from 'commander';
 import { createFixedClock, systemClock } from '../../core/clock.js';
 import { UsageError } from '../../errors.js';
+import type { TimeZone } from '../../core/time-zone.js';
+import { formatZonedTime } from '../../memory/format-time.js';
+import type { MemoryManager } from '../../memory/manager.js';
 import type { MemoryStore } from '../../memory/memory-store.js';
 import type { ReminderOutcome, TickReport } from '../../memory/reminders/scheduler.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
 import type { CommandContext } from '../io.js';
 import { openMemoryServices } from '../memory-services.js';
-import { parseInstant, positiveInt, requireUser } from '../memory-options.js';
+import { parseInstant, parseTimeZoneOption, positiveInt, requireUser } from '../memory-options.js';
 import { ExitCode, EXIT_FAILED, withJson } from '../program.js';
 
 const STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
@@ -29,6 +32,18 @@ interface RunOptions {
   interval: number;
   overdueWindow: number;
   now?: string;
+  tz?: string;
+}
+
+/** Each user's zone, read once per user (or `fixed` for everyone, from `--tz`). */
+function zoneLookup(manager: MemoryManager, fixed: TimeZone | undefined): (userId: string) => Promise<TimeZone> {
+  const zones = new Map<string, Promise<TimeZone>>();
+  return (userId) => {
+    if (fixed !== undefined) return Promise.resolve(fixed);
+    let zone = zones.get(userId);
+    if (!zone) zones.set(userId, (zone = manager.timeZoneOf(userId)));
+    return zone;
+  };
 }
 
 export function registerReminders(program: Command, ctx: CommandContext): void {
@@ -42,6 +57,7 @@ export function registerReminders(program: Command, ctx: CommandContext): void {
     .option('--interval <seconds>', 'seconds between scans when running (default 30)', positiveInt('--interval'), 30)
     .option('--overdue-window <hours>', 'also remind of tasks overdue by at most this many hours (default 24)', positiveInt('--overdue-window'), 24)
     .option('--now <iso>', 'pretend it is this time (with --once, for scripted runs)')
+    .option('--tz <zone>', "zone of users who have not stated one, for the reminder text and the times printed (default: this machine's)")
     .action(async (opts: RunOptions) => runReminders(ctx, opts));
 
   withJson(reminders.command('list'))
@@ -49,11 +65,13 @@ export function registerReminders(program: Command, ctx: CommandContext): void {
     .option('--status <status>', `only ${STATUSES.join(', ')}`)
     .option('--user <id>', 'only this user')
     .option('--limit <n>', 'at most this many (default 50)', positiveInt('--limit'), 50)
-    .action(async (opts: { status?: string; user?: string; limit: number; json?: boolean }) => {
+    .option('--tz <zone>', "print due times in this zone (default: each user's stored zone, else this machine's)")
+    .action(async (opts: { status?: string; user?: string; limit: number; json?: boolean; tz?: string }) => {
       if (opts.status !== undefined && !(STATUSES as readonly string[]).includes(opts.status)) {
         throw new UsageError(`--status: unknown status ${JSON.stringify(opts.status)}`, { hint: `use one of ${STATUSES.join(', ')}` });
       }
       const userId = opts.user !== undefined ? requireUser(opts.user) : undefined;
+      const viewZone = opts.tz !== undefined ? parseTimeZoneOption(opts.tz) : undefined;
       const services = await openMemoryServices(ctx);
       try {
         const { createReminderLedger } = await import('../../memory/reminders/ledger.js');
@@ -64,7 +82,8 @@ export function registerReminders(program: Command, ctx: CommandContext): void {
         });
         if (opts.json) return ctx.printJson(rows);
         if (!rows.length) return ctx.print('no reminders');
-        for (const r of rows) ctx.print(`${r.status.padEnd(9)} ${new Date(r.dueAtMs).toISOString()}  ${r.userId}  ${r.taskId}  attempts ${r.attempts}${r.lastError ? `  (${r.lastError})` : ''}`);
+        const zoneOf = zoneLookup(services.manager, viewZone);
+        for (const r of rows) ctx.print(`${r.status.padEnd(9)} ${formatZonedTime(r.dueAtMs, await zoneOf(r.userId))}  ${r.userId}  ${r.taskId}  attempts ${r.attempts}${r.lastError ? `  (${r.lastError})` : ''}`);
       } finally {
         await services.close();
       }
@@ -88,7 +107,14 @@ async function runReminders(ctx: CommandContext, opts: RunOptions): Promise<void
     : createCallbackSink((r) => {
         if (!opts.json) ctx.print(`[${r.userId}] ${r.text}`);
       }, 'stdout');
-  const services = await openMemoryServices(ctx);
+  const services = await openMemoryServices(ctx, opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {});
+  const zoneOf = zoneLookup(services.manager, undefined);
+  // Notes of one scan are written in order, each time in its user's zone.
+  let noting: Promise<void> = Promise.resolve();
+  const noteOutcomes = (report: TickReport) =>
+    (noting = noting.then(async () => {
+      for (const o of report.outcomes) if (o.status !== 'delivered' || opts.webhook) ctx.note(describe(o, await zoneOf(o.userId)));
+    }));
   try {
     if (configured.name !== 'offline') ctx.note(`reminders: writing the text with ${configured.name} ${configured.model} (offline text if it fails)`);
     const scheduler = createReminderScheduler({
@@ -105,7 +131,7 @@ async function runReminders(ctx: CommandContext, opts: RunOptions): Promise<void
       onTick: (report) => {
         if (report.outcomes.length === 0) return;
         if (opts.json) ctx.io.stdout.write(JSON.stringify(reportJson(report)) + '\n');
-        else for (const o of report.outcomes) if (o.status !== 'delivered' || opts.webhook) ctx.note(describe(o));
+        else void noteOutcomes(report).catch(() => undefined);
       },
       onError: (error) => ctx.note(`reminders: scan failed: ${(error as Error)?.message ?? String(error)} (retrying at the next interval)`),
     });
@@ -113,7 +139,7 @@ async function runReminders(ctx: CommandContext, opts: RunOptions): Promise<void
       const report = await scheduler.tick();
       if (opts.json) ctx.printJson(reportJson(report));
       else {
-        for (const o of report.outcomes) if (o.status !== 'delivered' || opts.webhook) ctx.note(describe(o));
+        await noteOutcomes(report);
         ctx.note(`reminders: ${report.outcomes.filter((o) => o.status === 'delivered').length} delivered, ${report.pending} pending (${report.scanned} due tasks scanned)`);
       }
       if (report.outcomes.some((o) => o.status === 'retrying' || o.status === 'failed')) throw new ExitCode(EXIT_FAILED);
@@ -124,6 +150,7 @@ async function runReminders(ctx: CommandContext, opts: RunOptions): Promise<void
     const signal = await waitForStopSignal();
     ctx.note(`reminders: ${signal}: finishing the delivery in progress`);
     await scheduler.stop();
+    await noting.catch(() => undefined);
   } finally {
     await services.close();
   }
@@ -147,10 +174,10 @@ function reportJson(report: TickReport) {
   };
 }
 
-function describe(o: ReminderOutcome): string {
-  const what = `${o.userId} "${o.title ?? o.taskId}" (due ${new Date(o.dueAtMs).toISOString()})`;
+function describe(o: ReminderOutcome, zone: TimeZone): string {
+  const what = `${o.userId} "${o.title ?? o.taskId}" (due ${formatZonedTime(o.dueAtMs, zone)})`;
   if (o.status === 'delivered') return `delivered ${what}`;
-  if (o.status === 'retrying') return `not delivered ${what}: ${o.error}; attempt ${o.attempts}, next try ${new Date(o.nextAttemptAtMs!).toISOString()}`;
+  if (o.status === 'retrying') return `not delivered ${what}: ${o.error}; attempt ${o.attempts}, next try ${formatZonedTime(o.nextAttemptAtMs!, zone)}`;
   if (o.status === 'failed') return `gave up on ${what} after ${o.attempts} attempts: ${o.error}`;
   return `cancelled ${what}: ${o.error}`;
 }

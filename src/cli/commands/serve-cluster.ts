@@ -8,7 +8,7 @@
 import type { Worker } from 'node:cluster';
 import type { Level } from 'pino';
 import type { CommandContext } from '../io.js';
-import { parseTimeZoneOption } from '../memory-options.js';
+import { defaultZoneOption } from '../memory-options.js';
 import { waitForStopSignal } from '../stop-signal.js';
 import type { ServeOptions } from './serve.js';
 import { reminderSettings } from '../serve-reminders.js';
@@ -78,7 +78,7 @@ export async function servePrimary(opts: ServeOptions, ctx: CommandContext, coun
   if (opts.reminders !== false) {
     services = await openServerServices({
       config: ctx.config(),
-      ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
+      timeZone: defaultZoneOption(opts.tz),
       ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
       ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
       multiProcess: true,

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
-import { parseTimeZoneOption, positiveInt } from '../memory-options.js';
+import { defaultZoneOption, positiveInt } from '../memory-options.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { reminderSettings } from '../serve-reminders.js';
 import { servePrimary, WORKER_ENV, WORKER_NO_ENV, waitForWorkerStop } from './serve-cluster.js';
@@ -50,7 +50,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--max-body <bytes>', 'largest request body, bytes (default 1048576)', positiveInt('--max-body'))
     .option('--public-metrics', 'serve /metrics without a key (default: admin keys only)')
     .option('--budget <tokens>', 'default context budget (default 2000)', positiveInt('--budget'))
-    .option('--tz <zone>', 'time zone of users who have not stated one (default UTC)')
+    .option('--tz <zone>', "time zone of users who have not stated one (default: this machine's)")
     .option('--no-reminders', 'do not run the reminder scheduler (default: reminders of tasks coming due stream at /v1/users/{user}/reminders/stream)')
     .option('--reminder-webhook <url>', 'deliver reminders to this webhook instead of the SSE streams (signed when CTXVM_WEBHOOK_SECRET is set)')
     .option('--reminder-lead <minutes>', 'remind this many minutes before the due time (default 15)', positiveInt('--reminder-lead'))
@@ -86,7 +86,7 @@ async function serveProcess(opts: ServeOptions, ctx: CommandContext, worker: boo
   const services = await openServerServices({
     config: ctx.config(),
     env: ctx.io.env,
-    ...(opts.tz !== undefined ? { timeZone: parseTimeZoneOption(opts.tz) } : {}),
+    timeZone: defaultZoneOption(opts.tz),
     ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
     ...(configured.name !== 'offline' ? { llm: configured.llm } : {}),
     hotLogger: { error: (m, d) => logger.error(d ?? {}, m), warn: (m, d) => logger.warn(d ?? {}, m), info: (m, d) => logger.info(d ?? {}, m) },

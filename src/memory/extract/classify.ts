@@ -60,8 +60,13 @@ export interface DateEvidence {
   upcoming: boolean;
 }
 
-/** Scores `text` (already lower-cased) against `rules`. */
-export function classify(text: string, rules: LanguageRules, dates: DateEvidence): Classification {
+/** Weights a report of something done ("I called the dentist", "周报发完了") adds, when nothing points elsewhere. */
+const REPORTED_DONE = { complete: 3.5, task: 2.5 } as const;
+/** A message with an action cue of this weight (ask, add, remove) is not read as a report. */
+const REPORT_ACTION_MAX = 1;
+
+/** Scores `text` (already lower-cased) against `rules`; `reportedDone`: the message reports an action as done. */
+export function classify(text: string, rules: LanguageRules, dates: DateEvidence, reportedDone = false): Classification {
   const scores = Object.fromEntries(SIGNALS.map((s) => [s, 0])) as SignalScores;
   const matched: string[] = [];
   for (const rule of rules.signals) {
@@ -74,6 +79,15 @@ export function classify(text: string, rules: LanguageRules, dates: DateEvidence
   // ("周六和妹妹吃饭"); less so in a question, which may ask about the world ("is the weekend
   // going to be nice").
   if (dates.upcoming && scores.other <= 0) scores.task += scores.question > 0 ? DATED_QUESTION_BONUS : DATED_TASK_BONUS;
+  // A report of a finished action completes a task only if one matches (the extractor marks it
+  // tentative); a question is not a report.
+  // (only a plain statement: an action asked for, cancelled or queried is no report)
+  const reported = reportedDone && scores.question <= 0 && Math.max(scores.query, scores.create, scores.delete) < REPORT_ACTION_MAX;
+  if (reported) {
+    scores.complete += REPORTED_DONE.complete;
+    scores.task += REPORTED_DONE.task;
+    matched.push('reported-done');
+  }
   const candidates: Array<{ intent: Intent; score: number }> = [];
   const domain = scores.task - scores.other;
   if (domain > 0) {
@@ -91,6 +105,8 @@ export function classify(text: string, rules: LanguageRules, dates: DateEvidence
     if (score >= MEMORY_MIN) candidates.push({ intent, score: score + 0.5 });
   }
   if (scores.project >= PROJECT_MIN && scores.question > 0) candidates.push({ intent: 'query_project', score: scores.project + 1 });
+  // A report stands whatever its domain ("booked the flights"): it only completes a task that matches.
+  if (reported && domain <= 0) candidates.push({ intent: 'complete_task', score: REPORTED_DONE.complete });
   candidates.sort((a, b) => b.score - a.score);
   const top = candidates[0];
   if (!top) return { intent: 'chat', confidence: chatConfidence(domain), scores, matched };

@@ -5,6 +5,7 @@
  */
 import type { DateMention } from '../../text/dates.js';
 import type { Entity } from '../extraction.js';
+import { isFunctionWords } from './lexicons.js';
 import type { LanguageRules } from './rule-types.js';
 
 /** Date mentions as entities: "time" when a time of day was given or implied, else "date". */
@@ -29,7 +30,8 @@ export function findPeopleAndPlaces(text: string, rules: LanguageRules): Entity[
   for (const [type, pattern] of [['person', rules.person], ['place', rules.place]] as const) {
     for (const match of text.matchAll(globalOf(pattern))) {
       const name = match.groups?.name ?? match.groups?.rel ?? match.groups?.name2;
-      if (!name) continue;
+      // ("the dentist call is done": "call" is a verb here, and "is" no one's name)
+      if (!name || isFunctionWords(name)) continue;
       const index = match.index + match[0].lastIndexOf(name);
       if (!found.some((e) => e.type === type && e.text === name)) found.push({ type, text: name, index });
     }

@@ -16,7 +16,8 @@ import { dateEntities, findPeopleAndPlaces, findProject } from './entities.js';
 import type { SyncExtractor } from './extractor.js';
 import type { LanguageRules } from './rule-types.js';
 import { detectLanguage } from './language.js';
-import { memoryPart } from './memory-fields.js';
+import { pastTenseBase } from './lexicons.js';
+import { memoryPart, statedZone } from './memory-fields.js';
 import { MessageDates } from './message-dates.js';
 import { EN_RULES } from './rules.en.js';
 import { ZH_RULES } from './rules.zh.js';
@@ -27,15 +28,21 @@ import type { TaskContext, TaskPart } from './task-fields.js';
 export const MAX_ANALYZED_CHARS = 2000;
 
 const WRITES = new Set<Extraction['intent']>(['create_task', 'record_decision', 'record_fact', 'set_preference']);
+/** Confidence of a statement of place or zone the zone database resolved. */
+const ZONE_STATEMENT_CONFIDENCE = 0.9;
 /** Longest summary quoted in a clarification question. */
 const SUMMARY_CHARS = 40;
 
 /** Extracts one message with the rules; see the module comment. */
 export function extract(text: string, options: ExtractOptions): Extraction {
   const recent = validateExtractOptions(options);
-  const { message, language, rules, lowered, dates, classification, project, found } = analyse(typeof text === 'string' ? text : '', options);
-  const { intent } = classification;
+  const { message, language, rules, lowered, dates, classification, project, found, zone } = analyse(typeof text === 'string' ? text : '', options);
   const entities: Entity[] = found.map((e) => ({ ...e }));
+  if (zone !== undefined) {
+    // "I'm in Berlin", "我的时区是东八区": the zone database knows the place, so it is the user's zone.
+    return { intent: 'set_preference', confidence: ZONE_STATEMENT_CONFIDENCE, entities, language, source: 'rules', memory: { text: message.trim(), key: 'timeZone', value: zone, rationale: null } };
+  }
+  const { intent } = classification;
   const result: Extraction = { intent, confidence: classification.confidence, entities, language, source: 'rules' };
 
   const ctx: TaskContext = { message, lowered, rules, dates, project, recent };
@@ -43,6 +50,11 @@ export function extract(text: string, options: ExtractOptions): Extraction {
   if (intent === 'create_task') part = newTask(ctx);
   else if (intent === 'update_task' || intent === 'complete_task' || intent === 'delete_task') part = changeTask(ctx, intent);
   else if (intent === 'query_project') Object.assign(result, projectTarget(ctx, intent));
+  if (intent === 'complete_task' && !classification.matched.includes('complete')) {
+    // Only the report's grammar says "done": it completes a task that matches, else it is chat.
+    result.tentative = true;
+    if (part) delete part.clarification;
+  }
   if (part) {
     const { confidenceCap, ...fields } = part;
     Object.assign(result, fields);
@@ -71,6 +83,8 @@ interface Analysis {
   project: Entity | undefined;
   /** Dates, project, people and places (copied per result: results own their entities). */
   found: readonly Entity[];
+  /** The zone the message states as the user's ("I'm in Berlin"), as stored; undefined if none. */
+  zone: string | undefined;
 }
 
 // The last analysis: a change request that names no recent task is read again against every
@@ -85,12 +99,24 @@ function analyse(text: string, options: ExtractOptions): Analysis {
   const rules = language === 'zh' ? ZH_RULES : EN_RULES;
   const lowered = message.normalize('NFKC').toLowerCase();
   const dates = new MessageDates(message, options);
-  const classification = classify(lowered, rules, { any: dates.mentions.length > 0, upcoming: dates.upcoming });
+  const classification = classify(lowered, rules, { any: dates.mentions.length > 0, upcoming: dates.upcoming }, reportsDone(lowered, rules));
   const project = findProject(message, rules);
   const found: Entity[] = [...dateEntities(dates.mentions), ...(project ? [project] : []), ...findPeopleAndPlaces(message, rules)];
-  const analysis: Analysis = { message, language, rules, lowered, dates, classification, project, found };
+  const zone = statedZone(lowered, rules);
+  const analysis: Analysis = { message, language, rules, lowered, dates, classification, project, found, zone };
   last = { text, now: options.now, timeZone: options.timeZone, analysis };
   return analysis;
+}
+
+/** Whether the message reports an action as done by its grammar (see `LanguageRules.reportedDone`). */
+function reportsDone(lowered: string, rules: LanguageRules): boolean {
+  const match = rules.reportedDone.exec(lowered);
+  if (!match) return false;
+  const verb = match.groups?.verb;
+  if (verb === undefined) return true;
+  const base = pastTenseBase(verb);
+  // (a state, not an action: "I was at the dentist")
+  return base !== undefined && base !== 'be';
 }
 
 /** The rule extractor behind the Extractor seam. */

@@ -8,6 +8,7 @@
  * coefficient of the units themselves (content), and Dice on bigrams (so a short query does not
  * match every long name that happens to contain it equally well). Scores are 0..1.
  */
+import { isFunctionWords, pastTenseBase } from './lexicons.js';
 
 /** A candidate's score. */
 export interface FuzzyMatch<T> {
@@ -83,8 +84,9 @@ function unitsOf(text: string): Units {
   }
   const latin = normalized.replace(HAN_RUN, ' ');
   for (const match of latin.matchAll(LATIN_WORD)) {
-    const word = match[0];
-    if (!EN_STOP_WORDS.has(word)) out.push(word.length > STEM_LENGTH ? word.slice(0, STEM_LENGTH) : word);
+    // Past forms meet their verb ("sent" ↔ "send"); function words of the lexicon carry no content.
+    const word = pastTenseBase(match[0]) ?? match[0];
+    if (!EN_STOP_WORDS.has(word) && !isFunctionWords(word)) out.push(word.length > STEM_LENGTH ? word.slice(0, STEM_LENGTH) : word);
   }
   return { units: out, bigrams };
 }

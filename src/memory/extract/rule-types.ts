@@ -94,6 +94,18 @@ export interface LanguageRules {
   person: RegExp;
   /** Finds places: group `name` (or `name2`). */
   place: RegExp;
+  /**
+   * A statement of where the user is or what their zone is ("I'm in Berlin", "my time zone is
+   * PST", "我在纽约", "时区改成东八区"): group `place` holds the name, which sets the user's zone
+   * only when the zone database knows it (core/zone-names.ts).
+   */
+  zoneStatement: RegExp;
+  /**
+   * A report of an action as done, by its grammar rather than a completion word: a past-tense
+   * verb after the subject ("I called the dentist": group `verb`, checked against the past forms
+   * of lexicons.ts) or a result complement ("周报发完了", "我给牙医打了电话": no `verb` group).
+   */
+  reportedDone: RegExp;
   /** The question asked when the record meant is unsure: "你指的是「写周报」这个任务吗？". */
   clarifyTarget(title: string): string;
   /** The question asked when a change names no record that can be found. */

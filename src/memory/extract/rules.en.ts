@@ -32,6 +32,7 @@ export const EN_SIGNALS: readonly SignalRule[] = [
   r('deadline', /\b(?:by|before|due|no later than)\s+(?:the\s+)?(?:tomorrow|tonight|today|noon|midnight|(?:next |this )?(?:mon|tues|wednes|thurs|fri|satur|sun)day|end of|eod|cob|weekend|\d)/, { task: 4, create: 2 }),
   r('appointment-kinds', /\b(?:dentist|doctor'?s?|vet|haircut|hair cut|lunch|brunch|dinner|class|classes|practice|gym|yoga|church|workout|engagements?|programs?|payday|bills?|due|pending)\b|\b(?:lunch|dinner|movie|coffee|play) date\b|\bdate with\b/, { task: 1 }),
   r('personal-time', /\b(?:i|my|me|we|our)\b.*\b(?:today|tonight|tomorrow|weekend|this week|next week|this month|(?:mon|tues|wednes|thurs|fri|satur|sun)day|morning|afternoon|evening)\b|\b(?:today|tonight|tomorrow|weekend|this week|next week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b.*\b(?:i|my|me|we)\b/, { task: 1 }),
+  r('whats-left', /\bwhat(?:'s| is)? (?:still )?(?:left|remaining)\b|\bwhat else\b|^(?:(?:is|are) there )?anything (?:else|left)\b(?! (?:happens|comes|changes))|\b(?:left|remaining) (?:to do|for (?:me|us|today))\b/, { task: 3, query: 2 }),
   r('my-day', /\bwhat do i have\b|\bdo i have (?:any ?thing|something|plans)\b|\bgoing on\b|\bwhat'?s (?:on|up|happening|next)\b|\bam i (?:busy|free|off|available|working|supposed)\b|\bsupposed to\b|\bneed to (?:remember|do|get done)\b|\bdid i forget\b|\bmy day\b|\bfor me today\b|\b(?:anything|what(?:'s| is)) (?:\w+ )?happening\b(?! in )|\banything (?:important|interesting|planned|scheduled|on)\b|\b(?:is|am|are) (?:\w+ )?(?:free|busy|available)\b|\b(?:do|did|will|have) (?:i|we) (?:have|got|need to|work)\b|\bwhen do (?:i|we)\b/, { task: 2.5 }),
   r('when-question', /^(?:\w+ )?(?:when(?:'s| is| are| was| will| does| do| did)?|what time (?:is|are|does|do|did|will|am)|what day (?:is|does|are|will)|at what time|what date is)\b/, { task: 2 }),
   r('happenings', /\b(?:concerts?|festivals?|games?|match|show|dance|fair|exhibition|recital|performance|performing|parade|ceremony|leap year|full moon|halloween|christmas|thanksgiving|easter|mother'?s day|father'?s day|memorial day|new year)\b/, { task: 1 }),
@@ -95,7 +96,7 @@ export const EN_SIGNALS: readonly SignalRule[] = [
   r('update-verb', /\b(?:reschedul\w*|postpone\w*|push (?:\w+ ){0,3}back|bring (?:\w+ ){0,3}forward|delay\w*|rename\w*)\b/, { update: 4 }),
   r('update-move-to-date', /\b(?:move|push|shift|bump)\b .{1,60}?\b(?:to|till|until)\s+(?:(?:next|this|on)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|today|tonight|noon|\d)/, { update: 3.5, task: 1 }),
   r('update-change', /\b(?:change|changed|move|moved|shift|update|edit|modify|switch)\b (?:my|the|it|this|that|alarm|meeting|event|reminder|time|date|\w+'s)\b(?:.*\b(?:to|till|until|from|instead)\b)?/, { update: 2.5 }),
-  r('complete', /\b(?:i|we)(?: have|'ve)? (?:just )?(?:finished|completed|done with|did)\b|\b(?:is|are|was|'s) (?:all )?(?:done|finished|completed|complete)\b|\bmark(?:ed)? (?:.*\b)?(?:as )?(?:done|complete|completed|finished)\b|\b(?:check|tick) (?:\w+ ){0,3}off\b|\bcompleted?\b$|\bdone\b$/, { complete: 5, task: 2.5 }),
+  r('complete', /\b(?:i|we)(?: have|'ve)? (?:just )?(?:finished|completed|done with|did)\b|^(?:(?:i'?m|i am|we'?re|we are) )?(?:all |finally )?(?:done|finished) with\b|\b(?:is|are|was|'s) (?:all )?(?:done|finished|completed|complete)\b|\bmark(?:ed)? (?:.*\b)?(?:as )?(?:done|complete|completed|finished)\b|\b(?:check|tick) (?:\w+ ){0,3}off\b|\bcompleted?\b$|\bdone\b$/, { complete: 5, task: 2.5 }),
 
   // Memory statements.
   r('decision', /\b(?:we|i)(?: have|'ve)? (?:decided|agreed|chose|settled on|opted)\b|\bdecision\b|\blet'?s (?:go with|use)\b|\bwe(?:'re| are) going (?:with|to go with|to use)\b|\bgoing forward we\b/, { decision: 6 }),
@@ -176,6 +177,9 @@ export const EN_RULES: LanguageRules = {
   projectTrim: /^(?:(?:the|our|my|this|that|on|for|of|about|finish|complete|start|with|how|is|what's|whats)\s+)+/i,
   person: /\b(?:with|call|email|text|tell|ask|meet|invite|remind) (?<name>(?:mr\.? |mrs\.? |ms\.? |dr\.? )?(?!(?:me|us|him|her|them|the|a|an|my|our|your|this|that|it)\b)[a-z][a-z'-]+)|\bmy (?<rel>mom|mother|dad|father|sister|brother|wife|husband|boss|son|daughter|friend|manager|team|doctor)\b/i,
   place: /\b(?:at|in) (?:the )?(?<name>(?:office|gym|home|school|work|church|park|airport|hospital|library|conference room)\b|(?!(?:English|Chinese|Mandarin|Spanish|French|German|Japanese)\b)[A-Z][a-z]+(?: [A-Z][a-z]+)?)/,
+  reportedDone: /^(?:(?:ok|okay|so|well|also|and|yes|yeah|alright)[, ]+)*(?:(?:i|we)(?:'ve| have| had)? )?(?:just |already |finally |also )*(?<verb>[a-z]+)\b(?! to\b| for\b)/,
+  zoneStatement:
+    /^(?:(?:i'?m|i am)(?: now| currently)? (?:in|on) (?:the )?(?<place>\p{L}[\p{L}\d .'\/_+:-]{0,40}?)(?: time(?: ?zone)?)?|(?:my )?(?:time ?zone|timezone) is (?:now )?(?<place2>[^.!?]{2,40}?)(?: time)?|(?:set|change|switch) my (?:time ?zone|timezone) to (?<place3>[^.!?]{2,40}?))\s*[.!]*$/u,
   clarifyTarget: (title) => `Do you mean the task “${title}”?`,
   clarifyWhich: () => 'Which task do you mean?',
   clarifyIntent: (summary) => `Do you want me to save “${summary}”?`,

@@ -95,6 +95,9 @@ export function projectCandidates(project: Project | undefined, decisions: reado
 }
 
 const SOON_MS = 48 * 3_600_000;
+const CLOSED_TASKS_GROUP = 'closed';
+/** Heading of the closed tasks in the tasks layer (its own top-level heading: they are not open). */
+export const CLOSED_TASKS_HEADING = '# Finished or cancelled tasks';
 
 /**
  * The first rounded `now` after `nowMs` at which an open task of `tasks` changes tier in
@@ -165,7 +168,10 @@ export function taskCandidates(inputs: RecordInputs, query: QueryInfo, o: Resolv
       compact: compact !== full ? compact : undefined,
       priority,
       protected: isProtected,
-      order: `${3 - tier}|${open ? 0 : 1}|${instantKey(t.dueAtMs ?? 8e15)}|${instantKey(-score * 1e6)}|${naturalKey(t.id)}`,
+      // Closed tasks (asked about) come after the open ones, under their own heading: a task
+      // completed by the message being answered is no longer listed as open.
+      order: `${open ? '' : '9|'}${3 - tier}|${instantKey(t.dueAtMs ?? 8e15)}|${instantKey(-score * 1e6)}|${naturalKey(t.id)}`,
+      ...(open ? {} : { group: CLOSED_TASKS_GROUP, groupHeader: CLOSED_TASKS_HEADING }),
     });
   }
   return out;

@@ -96,6 +96,11 @@ export interface RebuildOptions {
    * records are fused with the full-text hits. Default none: full text alone, exactly as before.
    */
   semantic?: SemanticRecall;
+  /**
+   * State the current date, weekday, time and zone in a block right after the stable prefix
+   * (clock.ts; default true). Its tokens come out of the budget before the layers are packed.
+   */
+  clock?: boolean;
 }
 
 /** Tuning of the history layer's ranking. */
@@ -160,6 +165,7 @@ export interface ResolvedRebuildOptions {
   history: HistoryTuning;
   excludeTurnIds: string[];
   semantic: SemanticRecall | undefined;
+  clock: boolean;
 }
 
 /** Fills in defaults and checks values; throws a UsageError naming the bad option. */
@@ -206,6 +212,7 @@ export function resolveRebuildOptions(options: RebuildOptions): ResolvedRebuildO
     neighbourTurns: neighbourTurnsOf(options.neighbourTurns),
     excludeTurnIds: [...(options.excludeTurnIds ?? [])].sort(),
     semantic: options.semantic,
+    clock: options.clock ?? true,
     history: {
       neighbourFactor: nonNegative('history.neighbourFactor', options.history?.neighbourFactor, DEFAULT_HISTORY_TUNING.neighbourFactor),
       sessionDamping: nonNegative('history.sessionDamping', options.history?.sessionDamping, DEFAULT_HISTORY_TUNING.sessionDamping),

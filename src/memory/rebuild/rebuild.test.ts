@@ -91,7 +91,7 @@ describe('rebuildContext', () => {
   });
 
   it('never drops an open task the query is about, compressing it if it must', async () => {
-    const ctx = await rebuildContext(user, 'weekly report', base({ budgetTokens: 60, systemPrompt: '' }));
+    const ctx = await rebuildContext(user, 'weekly report', base({ budgetTokens: 60, clock: false, systemPrompt: '' }));
     expect(ctx.tokens).toBeLessThanOrEqual(60);
     expect(itemsOf(ctx, 'tasks').map((i) => i.text)).toContainEqual(expect.stringContaining('Write the weekly report'));
     expect(ctx.dropped.length).toBeGreaterThan(0);
@@ -99,7 +99,7 @@ describe('rebuildContext', () => {
   });
 
   it('compresses a long turn to its key sentence before dropping it', async () => {
-    const ctx = await rebuildContext(user, 'vacuum cleaner', base({ budgetTokens: 50, systemPrompt: '', layerShares: { system: 0, profile: 0, project: 0, tasks: 0, memories: 0 } }));
+    const ctx = await rebuildContext(user, 'vacuum cleaner', base({ budgetTokens: 50, clock: false, systemPrompt: '', layerShares: { system: 0, profile: 0, project: 0, tasks: 0, memories: 0 } }));
     const turn = itemsOf(ctx, 'history').find((i) => i.id === 't5');
     expect(turn).toMatchObject({ compressed: true, sources: ['t5'] });
     expect(turn!.text).toContain('vacuum cleaner');
@@ -107,7 +107,7 @@ describe('rebuildContext', () => {
   });
 
   it("renders each user's own turn where two users share a turn id, and each query's own key sentence", async () => {
-    const historyOnly = base({ budgetTokens: 50, systemPrompt: '', layerShares: { system: 0, profile: 0, project: 0, tasks: 0, memories: 0 } });
+    const historyOnly = base({ budgetTokens: 50, clock: false, systemPrompt: '', layerShares: { system: 0, profile: 0, project: 0, tasks: 0, memories: 0 } });
     const bob = store.forUser('bob-shares-turn-ids');
     const text =
       'I adopted a dog called Rex last spring. He loves long walks by the river on Sunday mornings with the whole family. Also he barks at the vacuum cleaner and the mail carrier every single morning, which wakes the street.';

@@ -9,6 +9,8 @@ import { createSearchAnalyzer, memoizeAnalyzer, type SearchAnalyzer } from '../a
 import type { RebuiltContext } from '../context.js';
 import type { MemoryKind, Task } from '../model.js';
 import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
+import { zoneId } from '../format-time.js';
+import { clockBlock, clockReserveTokens, insertClock } from './clock.js';
 import { historyCandidates, turnSearch } from './history.js';
 import { activeProject, memoryCandidates, nextTaskTierChange, profileCandidates, projectCandidates, systemCandidates, taskCandidates, type RecordInputs } from './layers.js';
 import { optionsHash, resolveRebuildOptions, type RebuildOptions, type ResolvedRebuildOptions } from './options.js';
@@ -52,9 +54,12 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     const hit = await options.cache.get<CachedRebuild>(ns, key).catch(() => undefined);
     if (isCachedRebuild(hit) && hit.context.memoryVersion === version && hit.fromMs <= o.nowMs && o.nowMs < hit.untilMs) {
       if (o.touch) await touchUsed(store, hit.context, o.nowMs);
-      return { ...hit.context, cached: true };
+      return withClock({ ...hit.context, cached: true }, o);
     }
   }
+  // The clock's tokens are set aside first (when the budget holds them); the layers fill the rest.
+  const clockReserve = o.clock ? clockReserveTokens(o.timeZone, o.tokens) : 0;
+  const layersBudget = clockReserve <= o.budgetTokens ? o.budgetTokens - clockReserve : o.budgetTokens;
 
   // The searches need only the query's terms: they run while the projects are read.
   const searching: Promise<[SearchHit[], SearchHit[]]> = analyzer(query).length > 0 || (o.semantic && query.trim() !== '') ? fullTextHits(store, query, o) : Promise.resolve([[], []]);
@@ -89,7 +94,7 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     ...(await history),
     ...memoryCandidates(inputs, q, o, analyzer, project?.id),
   ];
-  const packed = packContext(candidates, o.budgetTokens, o.layerShares, o.tokens);
+  const packed = packContext(candidates, layersBudget, o.layerShares, o.tokens);
   const context: RebuiltContext = {
     text: packed.text,
     tokens: packed.tokens,
@@ -107,7 +112,18 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     options.cache.set(ns, key, entry, { ttlMs: o.cacheTtlMs }).catch(() => undefined);
   }
   if (o.touch) await touchUsed(store, context, o.nowMs);
-  return context;
+  return withClock(context, o);
+}
+
+/**
+ * The context with its clock block (rebuilt for every request, cached or not: the layers do not
+ * depend on the minute, the clock does); unchanged when the clock is off or does not fit.
+ */
+function withClock(context: RebuiltContext, o: ResolvedRebuildOptions): RebuiltContext {
+  if (!o.clock || clockReserveTokens(o.timeZone, o.tokens) > o.budgetTokens) return context;
+  const block = clockBlock(o.nowMs, o.timeZone);
+  const clocked = insertClock(context, block, o.tokens);
+  return { ...context, text: clocked.text, tokens: clocked.tokens, clock: { text: block, tokens: clocked.clockTokens, at: new Date(o.nowMs).toISOString(), timeZone: zoneId(o.timeZone) } };
 }
 
 /**

@@ -46,10 +46,13 @@ export const blockText = (lines: readonly string[]): string => (lines.length ===
 export function layerBlockLines(name: LayerName, placed: readonly PlacedItem[]): string[] {
   if (placed.length === 0) return [];
   const lines: string[] = [];
+  const ordered = renderOrder(placed);
   const title = LAYER_TITLES[name];
-  if (title) lines.push(title);
+  // A group with a heading of its own ("# …") that comes first stands in for the layer's title.
+  const titledGroupFirst = ordered[0]!.group !== undefined && ordered[0]!.groupHeader?.startsWith('# ') === true;
+  if (title && !titledGroupFirst) lines.push(title);
   let lastGroup: string | undefined;
-  for (const p of renderOrder(placed)) {
+  for (const p of ordered) {
     if (p.group !== undefined && p.group !== lastGroup && p.groupHeader) lines.push(p.groupHeader);
     lastGroup = p.group;
     lines.push(p.item.text);
