@@ -23,9 +23,10 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-/** A share removed, signed the way people read it: 0.4 → "−40.0%", −0.005 (it grew) → "+0.5%". */
+/** A share removed, signed the way people read it: 0.4 → "−40.0%", −0.005 (it grew) → "+0.5%", 0 → "0.0%". */
 export function formatReduction(ratio: number): string {
-  return ratio >= 0 ? `−${formatPercent(ratio)}` : `+${formatPercent(-ratio)}`;
+  if (Math.abs(ratio) < 0.0005) return formatPercent(0);
+  return ratio > 0 ? `−${formatPercent(ratio)}` : `+${formatPercent(-ratio)}`;
 }
 
 /** US dollars, 4 decimals. */

@@ -89,8 +89,11 @@ export interface TrimSessionOptions extends SessionServices {
 
 export interface TrimReport {
   agent: AgentKind;
-  input: { path: string; bytes: number; lines: number; tokens?: number };
-  output: { path: string; bytes: number; lines: number; tokens?: number };
+  /** Model of the session's last reply (when measured). */
+  model?: string;
+  /** `tokens` and `breakdown` (by category) are of the reconstructed context, when measured. */
+  input: { path: string; bytes: number; lines: number; tokens?: number; breakdown?: Record<TokenCategory, number> };
+  output: { path: string; bytes: number; lines: number; tokens?: number; breakdown?: Record<TokenCategory, number> };
   /** Share of the context's tokens removed (0..1), on the reconstructed contexts. */
   reduction?: number;
   /** The whole request on resume (system prompt and tools + messages), when the log's usage tells the former. */
@@ -166,10 +169,14 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     const after = await driver.load(options.output);
     const counter = counterFor(options, before.context.model);
     const counted = countContextTokens(before.context, counter);
+    const countedAfter = countContextTokens(after.context, counter);
     const b = counted.tokens;
-    const a = countContextTokens(after.context, counter).tokens;
+    const a = countedAfter.tokens;
+    if (before.context.model) report.model = before.context.model;
     report.input.tokens = b;
+    report.input.breakdown = counted.breakdown;
     report.output.tokens = a;
+    report.output.breakdown = countedAfter.breakdown;
     report.reduction = ratioRemoved(b, a);
     const request = requestTokens(await readLoggedContext(options.input, before.context, counter), b, a);
     if (request) report.request = request;

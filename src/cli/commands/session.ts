@@ -14,6 +14,7 @@ import type { CommandContext } from '../io.js';
 import { createProgress } from '../progress.js';
 import { ExitCode, withJson } from '../program.js';
 import { formatBytes, formatCost, formatInt, formatPercent, formatReduction, formatSaving, table } from '../format.js';
+import { registerSessionEconomics } from './session-economics.js';
 
 function intOption(name: string) {
   return (value: string) => {
@@ -127,6 +128,8 @@ export function registerSession(program: Command, ctx: CommandContext): void {
         ),
       );
     });
+
+  registerSessionEconomics(session, ctx);
 
   withJson(session.command('restore'))
     .description('rebuild the original session byte for byte from a trimmed one and the object store')
