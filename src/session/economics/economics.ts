@@ -173,11 +173,14 @@ export function economicsGroups(sessions: readonly SessionEconomics[]): Economic
   };
 }
 
+const MAX_REASON_CHARS = 240;
+
 /** Why a file is left out rather than failing the whole run: it is not a session ctxvm can read and trim. */
 function skipReason(error: unknown): string | undefined {
   if (!CtxvmError.is(error)) return undefined;
-  const [first = '', ...more] = error.message.split('\n');
-  return more.length ? `${first} (${more.length} more line${more.length > 1 ? 's' : ''})` : first;
+  const lines = error.message.split('\n').map((l) => l.trim()).filter(Boolean);
+  const joined = lines.join(' ');
+  return joined.length > MAX_REASON_CHARS ? `${joined.slice(0, MAX_REASON_CHARS - 1)}…` : joined;
 }
 
 /** The economics of every session under `paths` (folders walked; see find-sessions.ts). */
