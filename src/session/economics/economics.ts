@@ -175,8 +175,8 @@ export function economicsGroups(sessions: readonly SessionEconomics[]): Economic
 
 const MAX_REASON_CHARS = 240;
 
-/** Why a file is left out rather than failing the whole run: it is not a session ctxvm can read and trim. */
-function skipReason(error: unknown): string | undefined {
+/** Why a file is left out rather than failing the whole run (one line), or undefined when the error is not about the file. */
+export function skipReason(error: unknown): string | undefined {
   if (!CtxvmError.is(error)) return undefined;
   const lines = error.message.split('\n').map((l) => l.trim()).filter(Boolean);
   const joined = lines.join(' ');
