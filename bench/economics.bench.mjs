@@ -84,6 +84,7 @@ const metrics = [
   ['reduction mean', (g) => pct(g.reductionMean)],
   ['reduction peak', (g) => pct(g.reductionPeak)],
   ['break-even mean (calls)', (g) => (g.breakEvenMean === undefined ? '-' : `${num(g.breakEvenMean)}${g.neverBreakEven ? ` (+${g.neverBreakEven} never)` : ''}`)],
+  ['break-even median', (g) => num(g.breakEvenMedian)],
   ['context mean (tokens)', (g) => (typeof g.contextMean === 'number' ? String(Math.round(g.contextMean)) : '-')],
   ['reduced >30%: share (n)', (g) => (typeof g.over30 === 'object' ? `${pct(g.over30.share)} (${g.over30.n})` : '-')],
   ['reduced >30%: break-even', (g) => (typeof g.over30 === 'object' ? num(g.over30.breakEvenMean) : (g.over30 ?? '-'))],

@@ -120,6 +120,7 @@ export interface EconomicsGroup {
   reductionMean: number;
   reductionPeak: number;
   breakEvenMean: number | null;
+  breakEvenMedian: number | null;
   neverBreakEven: number;
   contextMean: number;
   over30: { n: number; share: number; breakEvenMean: number | null };

@@ -343,6 +343,7 @@ const EconomicsGroupView = z.object({
   reductionMean: z.number().describe('0..1'),
   reductionPeak: z.number(),
   breakEvenMean: z.number().nullable().describe('over the sessions that break even'),
+  breakEvenMedian: z.number().nullable(),
   neverBreakEven: z.number(),
   contextMean: z.number().describe('tokens the agent would resend'),
   over30: z.object({ n: z.number(), share: z.number(), breakEvenMean: z.number().nullable() }).describe('sessions reduced by more than 30%'),

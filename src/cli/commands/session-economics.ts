@@ -22,6 +22,7 @@ function groupRow(name: string, g: EconomicsGroup): string[] {
     g.n ? formatPercent(g.reductionMean) : '-',
     g.n ? formatPercent(g.reductionPeak) : '-',
     mean(g.breakEvenMean) + (g.neverBreakEven ? ` (${g.neverBreakEven} never)` : ''),
+    mean(g.breakEvenMedian),
     g.n ? formatInt(g.contextMean) : '-',
     g.n ? `${formatPercent(g.over30.share)} (${g.over30.n})` : '-',
     mean(g.over30.breakEvenMean),
@@ -56,7 +57,7 @@ export function formatEconomics(r: EconomicsReport, shortName: (file: string) =>
   lines.push('');
   lines.push(
     table(
-      ['sessions', 'n', 'reduction mean', 'peak', 'break-even mean', 'context mean', 'reduced >30%', 'their break-even'],
+      ['sessions', 'n', 'reduction mean', 'peak', 'break-even mean', 'median', 'context mean', 'reduced >30%', 'their break-even'],
       [groupRow('all', r.groups.all), groupRow('mixed tool', r.groups.mixed), groupRow('conversational', r.groups.conversational)],
     ),
   );

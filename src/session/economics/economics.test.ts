@@ -51,6 +51,7 @@ describe('the table', () => {
     expect(g.reductionMean).toBeCloseTo((0.6 + 0.2 + 0 + 0.4) / 4, 9);
     expect(g.reductionPeak).toBe(0.6);
     expect(g.breakEvenMean).toBeCloseTo((4 + 30 + 8) / 3, 2);
+    expect(g.breakEvenMedian).toBe(8);
     expect(g.neverBreakEven).toBe(1);
     expect(g.contextMean).toBe(50_000);
     // over 30%: 0.6 and 0.4
@@ -61,7 +62,7 @@ describe('the table', () => {
     const groups = economicsGroups([row(0.5, 5, 10_000, 'mixed')]);
     expect(groups.all.n).toBe(1);
     expect(groups.mixed.n).toBe(1);
-    expect(groups.conversational).toEqual({ n: 0, reductionMean: 0, reductionPeak: 0, breakEvenMean: null, neverBreakEven: 0, contextMean: 0, over30: { n: 0, share: 0, breakEvenMean: null } });
+    expect(groups.conversational).toEqual({ n: 0, reductionMean: 0, reductionPeak: 0, breakEvenMean: null, breakEvenMedian: null, neverBreakEven: 0, contextMean: 0, over30: { n: 0, share: 0, breakEvenMean: null } });
   });
 });
 

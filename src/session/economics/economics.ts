@@ -67,6 +67,8 @@ export interface EconomicsGroup {
   reductionPeak: number;
   /** Mean break-even call over the sessions that break even (null when none does). */
   breakEvenMean: number | null;
+  /** Median break-even call over the same sessions (the mean is pulled up by barely reduced ones). */
+  breakEvenMedian: number | null;
   /** Sessions that never break even (left out of breakEvenMean). */
   neverBreakEven: number;
   /** Mean tokens the agent would resend (messages). */
@@ -144,6 +146,12 @@ export async function sessionEconomics(file: string, options: EconomicsOptions =
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const meanOrNull = (xs: number[]) => (xs.length ? round(mean(xs), 2) : null);
+function median(xs: number[]): number | null {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
 
 /** The paper's table for a set of sessions. */
 export function economicsGroup(sessions: readonly SessionEconomics[]): EconomicsGroup {
@@ -154,6 +162,7 @@ export function economicsGroup(sessions: readonly SessionEconomics[]): Economics
     reductionMean: round(mean(sessions.map((s) => s.reduction))),
     reductionPeak: round(sessions.length ? Math.max(...sessions.map((s) => s.reduction)) : 0),
     breakEvenMean: meanOrNull(breakEvens),
+    breakEvenMedian: median(breakEvens),
     neverBreakEven: sessions.length - breakEvens.length,
     contextMean: Math.round(mean(sessions.map((s) => s.tokens))),
     over30: {
