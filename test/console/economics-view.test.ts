@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { RolloutBuilder } from '../../src/session/codex/testing.js';
+import type { EconomicsReport } from '../../src/session/economics/economics.js';
 import { encodeClaudeProjectDir } from '../../src/session/discovery/resolve.js';
 import { Transcript, text } from '../support/claude-transcript.js';
 import { describeWithChromium, horizontalOverflow, newPage, screenshot, type ViewportName } from './browser.js';
@@ -19,18 +20,7 @@ if (!haveFixture) console.warn(`[skip] ${FIXTURE_SESSION.source} not found: cons
 const CODEX_ID = '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0042';
 const CHAT_ID = '22222222-3333-4444-8555-666666666666';
 
-interface Group {
-  n: number;
-  reductionMean: number;
-  reductionPeak: number;
-  breakEvenMean: number | null;
-  contextMean: number;
-}
-interface Economics {
-  sessions: { file: string; agent: string; class: string; reduction: number; breakEvenTurn: number | null }[];
-  groups: Record<'all' | 'mixed' | 'conversational', Group>;
-  ttl: string;
-}
+type Economics = Omit<EconomicsReport, 'model'>;
 
 describeWithChromium('console: economics table', () => {
   const suite = useConsoleSuite();

@@ -156,3 +156,21 @@ describe('ctxvm session economics', () => {
     expect(missing.json<{ error: { message: string } }>().error.message).toContain('no-such-folder: no such file or folder');
   });
 });
+
+describe('ctxvm session economics on a terminal', () => {
+  it('draws a progress bar on stderr when stderr is a TTY, and clears it', async () => {
+    const { runCli } = await import('../../src/cli/program.js');
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(['session', 'economics', 'sessions/claude', 'sessions/codex'], {
+      stdout: { write: (s: string) => ((stdout += s), true) } as unknown as NodeJS.WritableStream,
+      stderr: { isTTY: true, columns: 100, write: (s: string) => ((stderr += s), true) } as unknown as NodeJS.WritableStream,
+      env: { CTXVM_HOME: join(dir, 'home'), NO_COLOR: '1' },
+      cwd: dir,
+    });
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/economics \[[#.]+\]\s+\d+% \d+/);
+    expect(stderr.endsWith('\r\x1b[K')).toBe(true);
+    expect(stdout).toContain(`${files} session(s)`);
+  });
+});
