@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, readdirSync, readFileSync } 
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, mbps, table, requireDist, root, sharedDir } from './lib.mjs';
+import { runTokenCalibration } from './token-calibration.mjs';
 
 requireDist();
 const api = await import(join(root, 'dist', 'index.js'));
@@ -104,3 +105,4 @@ if (existsSync(corpus)) {
   console.log(`all sessions together: ${sumBefore} → ${sumAfter} tokens (${((1 - sumAfter / sumBefore) * 100).toFixed(1)}% removed)`);
 }
 rmSync(dir, { recursive: true, force: true });
+await runTokenCalibration();

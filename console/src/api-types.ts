@@ -93,6 +93,47 @@ export interface SessionAnalysis {
   findings: { errors: number; warnings: number };
 }
 
+/** One row of `GET /v1/sessions/economics` (`SessionEconomics` in src/session/economics/economics.ts). */
+export interface SessionEconomicsRow {
+  file: string;
+  agent: 'claude' | 'codex';
+  model?: string;
+  pricedAs: string;
+  priced: boolean;
+  tokens: number;
+  trimmedTokens: number;
+  /** 0..1 */
+  reduction: number;
+  systemAndTools: number | null;
+  requestReduction: number | null;
+  toolResultShare: number;
+  class: 'mixed' | 'conversational';
+  cacheWriteUsd: number;
+  firstCallExtraUsd: number;
+  perTurnSavingUsd: number;
+  /** null = never */
+  breakEvenTurn: number | null;
+}
+
+export interface EconomicsGroup {
+  n: number;
+  reductionMean: number;
+  reductionPeak: number;
+  breakEvenMean: number | null;
+  breakEvenMedian: number | null;
+  neverBreakEven: number;
+  contextMean: number;
+  over30: { n: number; share: number; breakEvenMean: number | null };
+}
+
+export interface SessionsEconomics {
+  sessions: SessionEconomicsRow[];
+  groups: { all: EconomicsGroup; mixed: EconomicsGroup; conversational: EconomicsGroup };
+  skipped: { file: string; reason: string }[];
+  ttl: '5m' | '1h';
+  tokenizers: Record<string, string>;
+}
+
 export interface SnapshotResult {
   id: string;
   name: string;

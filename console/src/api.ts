@@ -11,6 +11,7 @@ import type {
   MetricsSnapshot,
   PageInResult,
   SessionAnalysis,
+  SessionsEconomics,
   SessionSummary,
   SnapshotResult,
   UserMemory,
@@ -40,6 +41,8 @@ export interface Api {
   tree(): Promise<DagGraph>;
   /** `ref`: session id, id prefix, path or `snapshot:<name>`. */
   analysis(ref: string): Promise<SessionAnalysis>;
+  /** The paper's economics table for the sessions listed (each trimmed once on the server). */
+  economics(ttl: '5m' | '1h'): Promise<SessionsEconomics>;
   snapshot(session: string, name: string): Promise<SnapshotResult>;
   branch(snapshot: string, name: string, trim: boolean): Promise<BranchResult>;
   pageIn(ref: string): Promise<PageInResult>;
@@ -95,6 +98,7 @@ export function createApi(key: string, options: ApiOptions = {}): Api {
     sessions: async () => (await call<{ sessions: SessionSummary[] }>('GET', '/v1/sessions')).sessions,
     tree: () => call('GET', '/v1/sessions/tree'),
     analysis: (ref) => call('GET', `/v1/sessions/analysis?session=${enc(ref)}`),
+    economics: (ttl) => call('GET', `/v1/sessions/economics?ttl=${enc(ttl)}`),
     snapshot: (session, name) => call('POST', '/v1/sessions/snapshot', { session, name }),
     branch: (snapshot, name, trim) => call('POST', '/v1/sessions/branch', { snapshot, name, trim }),
     pageIn: (ref) => call('GET', `/v1/sessions/page-in/${enc(ref)}`),

@@ -22,3 +22,24 @@ export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
+
+/** A share removed, signed the way people read it: 0.4 → "−40.0%", −0.005 (it grew) → "+0.5%", 0 → "0.0%". */
+export function formatReduction(ratio: number): string {
+  if (Math.abs(ratio) < 0.0005) return formatPercent(0);
+  return ratio > 0 ? `−${formatPercent(ratio)}` : `+${formatPercent(-ratio)}`;
+}
+
+/** US dollars, 4 decimals. */
+export function formatUsd(usd: number): string {
+  return `$${Math.abs(usd).toFixed(4)}`;
+}
+
+/** A cost that may come out negative (a saving): never printed with a minus sign. */
+export function formatCost(usd: number): string {
+  return usd >= 0 ? formatUsd(usd) : `none (saves ${formatUsd(usd)})`;
+}
+
+/** A saving that may come out negative (a cost): never printed with a minus sign. */
+export function formatSaving(usd: number): string {
+  return usd >= 0 ? formatUsd(usd) : `none (costs ${formatUsd(usd)} more)`;
+}

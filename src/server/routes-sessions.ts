@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { SessionOps } from './session-ops.js';
 import { defineRoute, type RouteDef } from './route.js';
-import { AnalysisQuery, AnalysisResponse, BranchBody, BranchResponse, PageInResponse, RefParams, SessionsQuery, SessionView, SnapshotBody, SnapshotResponse, TreeResponse, TrimBody } from './schemas.js';
+import { AnalysisQuery, AnalysisResponse, BranchBody, EconomicsQuery, EconomicsResponse, BranchResponse, PageInResponse, RefParams, SessionsQuery, SessionView, SnapshotBody, SnapshotResponse, TreeResponse, TrimBody } from './schemas.js';
 
 /** The session routes. */
 export function sessionRoutes(ops: SessionOps): RouteDef[] {
@@ -45,6 +45,22 @@ export function sessionRoutes(ops: SessionOps): RouteDef[] {
         const t0 = performance.now();
         const json = await ops.analyze(query.session, query.turns !== undefined ? { turns: query.turns } : {});
         stage('analyze', performance.now() - t0);
+        return { json };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/sessions/economics',
+      operationId: 'sessionsEconomics',
+      summary: "The CMV paper's economics table for the sessions listed (`ctxvm session economics --json`): reduction by ctxvm's trim, class, break-even call; rows cached per file, size and mtime.",
+      tag: 'sessions',
+      access: 'admin',
+      query: EconomicsQuery,
+      response: { description: 'one row per session and the table per class and overall', schema: EconomicsResponse },
+      async handler({ query, stage }) {
+        const t0 = performance.now();
+        const json = await ops.economics(query.ttl ? { ttl: query.ttl } : {});
+        stage('economics', performance.now() - t0);
         return { json };
       },
     }),

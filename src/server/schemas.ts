@@ -328,6 +328,14 @@ export const AnalysisResponse = z.object({
   breakdown: Breakdown,
   tokenizer: z.string(),
   trimmed: z.object({ tokens: z.number(), breakdown: Breakdown, reduction: z.number() }),
+  systemAndTools: z.number().nullable().describe("the system prompt and tools, read off the log's usage; null when unknown"),
+  request: z.object({ systemAndTools: z.number(), tokens: z.number(), trimmedTokens: z.number(), reduction: z.number() }).nullable().describe('the whole request on resume, when systemAndTools is known'),
+  logged: z.object({
+    requests: z.number(),
+    systemAndTools: z.number().nullable(),
+    first: z.object({ line: z.number(), inputTokens: z.number(), messagesEstimate: z.number() }).optional(),
+    last: z.object({ line: z.number(), inputTokens: z.number(), estimate: z.number(), error: z.number() }).optional(),
+  }),
   cache: z.object({
     model: z.string(),
     priced: z.boolean(),
@@ -348,6 +356,46 @@ export const AnalysisResponse = z.object({
   }),
   findings: z.object({ errors: z.number(), warnings: z.number() }),
   snapshot: z.object({ id: z.string(), name: z.string() }).optional().describe('only for snapshot:<ref>; `file` is then the path the session had when captured'),
+});
+
+export const EconomicsQuery = z.object({ ttl: z.enum(['5m', '1h']).optional().describe('cache lifetime whose write price applies (default 5m)') }).strict();
+
+const EconomicsGroupView = z.object({
+  n: z.number(),
+  reductionMean: z.number().describe('0..1'),
+  reductionPeak: z.number(),
+  breakEvenMean: z.number().nullable().describe('over the sessions that break even'),
+  breakEvenMedian: z.number().nullable(),
+  neverBreakEven: z.number(),
+  contextMean: z.number().describe('tokens the agent would resend'),
+  over30: z.object({ n: z.number(), share: z.number(), breakEvenMean: z.number().nullable() }).describe('sessions reduced by more than 30%'),
+});
+
+export const EconomicsResponse = z.object({
+  sessions: z.array(
+    z.object({
+      file: z.string(),
+      agent: Agent,
+      model: z.string().optional(),
+      pricedAs: z.string(),
+      priced: z.boolean(),
+      tokens: z.number(),
+      trimmedTokens: z.number(),
+      reduction: z.number(),
+      systemAndTools: z.number().nullable(),
+      requestReduction: z.number().nullable(),
+      toolResultShare: z.number(),
+      class: z.enum(['mixed', 'conversational']).describe('mixed: tool results are at least 15% of the tokens'),
+      cacheWriteUsd: z.number(),
+      firstCallExtraUsd: z.number(),
+      perTurnSavingUsd: z.number(),
+      breakEvenTurn: z.number().nullable().describe('the call from which trimming has paid for its cache write; null = never'),
+    }),
+  ),
+  groups: z.object({ all: EconomicsGroupView, mixed: EconomicsGroupView, conversational: EconomicsGroupView }),
+  skipped: z.array(z.object({ file: z.string(), reason: z.string() })),
+  ttl: z.enum(['5m', '1h']),
+  tokenizers: z.record(z.string(), z.string()),
 });
 
 const StageView = z.object({ count: z.number(), sumMs: z.number(), p50Ms: z.number().nullable(), p95Ms: z.number().nullable(), p99Ms: z.number().nullable() });

@@ -14,6 +14,7 @@ import type { DiscoveredSession } from '../session/discovery/discover.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { DagEdge, DagNode } from '../session/dag/tree.js';
 import { createSessionAnalyser, type AnalysisJson } from './session-analysis.js';
+import { createSessionsEconomist, type EconomicsJson } from './session-economics.js';
 import type { BranchBody, SnapshotBody, TrimBody } from './schemas.js';
 
 /** Where the agents and ctxvm keep their files. */
@@ -60,6 +61,8 @@ export interface SessionOps {
   tree(): Promise<{ nodes: (DagNode & { tokens?: number | null })[]; edges: DagEdge[] }>;
   /** `ctxvm session analyze` of a session id, prefix, path or `snapshot:<name-or-id>`, without perMessage. */
   analyze(ref: string, options?: { turns?: number }): Promise<AnalysisJson>;
+  /** `ctxvm session economics` of the sessions `list` returns (rows cached per file, size and mtime). */
+  economics(options?: { ttl?: '5m' | '1h' }): Promise<EconomicsJson>;
 }
 
 /** Options of `createSessionOps`. */
@@ -130,6 +133,8 @@ export function createSessionOps(options: SessionOpsOptions): SessionOps {
     resolveFile: async (ref) => (await resolve(ref, false, options.cwd ?? '/')).path,
   });
 
+  const economist = createSessionsEconomist({ scratchDir });
+
   return {
     async list(filter = {}) {
       const sessions = await discover(filter.agent);
@@ -173,6 +178,10 @@ export function createSessionOps(options: SessionOpsOptions): SessionOps {
 
     analyze(ref, o) {
       return analyser.analyze(ref, o);
+    },
+
+    async economics(o = {}) {
+      return economist.economics((await discover()).map((s) => s.path), o);
     },
 
     async pageIn(ref) {

@@ -4,7 +4,7 @@
  * cached; the untrimmed prefix is cached at the start only when "warm".
  */
 import { describe, expect, it } from 'vitest';
-import { cacheScenarios } from './cache-model.js';
+import { cacheScenarios, trimEconomics } from './cache-model.js';
 import { priceFor } from './pricing.js';
 
 const sonnet = priceFor('claude-sonnet-4-5-20250929');
@@ -52,5 +52,66 @@ describe('cacheScenarios', () => {
     expect(warm.perTurnSavingUsd).toBeCloseTo(0, 9);
     expect(warm.breakEvenTurn).toBeNull();
     expect(warm.hitRate.untrimmed).toBeGreaterThan(warm.hitRate.trimmed);
+  });
+});
+
+describe('trimEconomics (closed form of the warm-cache case)', () => {
+  // Sonnet 5m: write 3.75, read 0.30 USD/MTok. 100k → 20k tokens: the first call writes 20k
+  // (0.075) instead of reading 100k (0.030), 0.045 more; each later call reads 80k fewer (0.024
+  // less). Cumulative difference: +0.045, +0.021, -0.003 -> the third call.
+  it('breaks even on the call where cumulative savings cover the cache write: 100k → 20k on Sonnet', () => {
+    const e = trimEconomics({ beforeTokens: 100_000, afterTokens: 20_000, price: sonnet, ttl: '5m' });
+    expect(e.cacheWriteUsd).toBeCloseTo(0.075, 9);
+    expect(e.firstCallExtraUsd).toBeCloseTo(0.045, 9);
+    expect(e.perTurnSavingUsd).toBeCloseTo(0.024, 9);
+    expect(e.breakEvenTurn).toBe(3);
+  });
+
+  it('prices the 1-hour cache write at 2x input: 0.120 for 20k tokens, break-even on call 5', () => {
+    // extra 0.120 - 0.030 = 0.090, then -0.024 a call: +0.066, +0.042, +0.018, -0.006
+    const e = trimEconomics({ beforeTokens: 100_000, afterTokens: 20_000, price: sonnet, ttl: '1h' });
+    expect(e.cacheWriteUsd).toBeCloseTo(0.12, 9);
+    expect(e.breakEvenTurn).toBe(5);
+  });
+
+  it('never breaks even when nothing is removed, or when the trim grew the context', () => {
+    expect(trimEconomics({ beforeTokens: 50_000, afterTokens: 50_000, price: sonnet, ttl: '5m' })).toMatchObject({ perTurnSavingUsd: 0, breakEvenTurn: null });
+    const grew = trimEconomics({ beforeTokens: 50_000, afterTokens: 50_100, price: sonnet, ttl: '5m' });
+    expect(grew.perTurnSavingUsd).toBeLessThan(0);
+    expect(grew.breakEvenTurn).toBeNull();
+  });
+
+  it('pays from the first call when the trimmed prefix costs less to write than the untrimmed one to read', () => {
+    // 5k written at 3.75 = 0.01875 < 100k read at 0.30 = 0.030
+    const e = trimEconomics({ beforeTokens: 100_000, afterTokens: 5_000, price: sonnet, ttl: '5m' });
+    expect(e.firstCallExtraUsd).toBeCloseTo(-0.01125, 9);
+    expect(e.breakEvenTurn).toBe(1);
+  });
+
+  it('a whole ratio does not round past itself: extra exactly two savings breaks even on call 3', () => {
+    // write 3.75x, read 0.3x: after·3.75 − before·0.3 = 2·(before − after)·0.3 → after = before·0.9/4.35
+    const before = 4_350_000;
+    const e = trimEconomics({ beforeTokens: before, afterTokens: 900_000, price: sonnet, ttl: '5m' });
+    expect(e.firstCallExtraUsd / e.perTurnSavingUsd).toBeCloseTo(2, 9);
+    expect(e.breakEvenTurn).toBe(3);
+  });
+
+  it('uses OpenAI prices for Codex models: no write premium, cached input at a tenth', () => {
+    const gpt5 = priceFor('gpt-5.1-codex');
+    expect(gpt5).toMatchObject({ matched: true, input: 1.25, cacheWrite5m: 1.25, cacheRead: 0.125 });
+    // 60k → 20k: write 0.025 vs read 0.0075: extra 0.0175; saving 0.005 -> 1 + 4
+    expect(trimEconomics({ beforeTokens: 60_000, afterTokens: 20_000, price: gpt5, ttl: '5m' }).breakEvenTurn).toBe(5);
+  });
+
+  it('agrees with the simulation of the warm-cache scenario', () => {
+    for (const after of [2_000, 10_000, 35_000, 60_000, 70_000]) {
+      for (const ttl of ['5m', '1h'] as const) {
+        const closed = trimEconomics({ beforeTokens: 80_000, afterTokens: after, price: sonnet, ttl });
+        const simulated = cacheScenarios({ beforeTokens: 80_000, afterTokens: after, growthTokens: 1500, outputTokens: 400, price: sonnet, turns: 400 }).find((x) => x.ttl === ttl && x.untrimmedCacheWarm)!;
+        expect(simulated.breakEvenTurn).toBe(closed.breakEvenTurn);
+        expect(simulated.coldStartCostUsd).toBeCloseTo(closed.firstCallExtraUsd, 5);
+        expect(simulated.perTurnSavingUsd).toBeCloseTo(closed.perTurnSavingUsd, 5);
+      }
+    }
   });
 });

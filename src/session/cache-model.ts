@@ -95,3 +95,49 @@ function round(x: number, digits = 6): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
 }
+
+/** The economics of trimming under prompt caching, in closed form (the warm-cache scenario above). */
+export interface TrimEconomics {
+  /** The one-time cost: writing the trimmed prefix to the cache on the first call after resuming (USD). */
+  cacheWriteUsd: number;
+  /**
+   * What that first call costs over the untrimmed session's, which reads its warm prefix instead:
+   * cacheWriteUsd minus that read (USD; negative when trimming is cheaper at once).
+   */
+  firstCallExtraUsd: number;
+  /** The saving on every later call, which reads the smaller prefix from the cache (USD). */
+  perTurnSavingUsd: number;
+  /**
+   * The first call (1-based) after which the trimmed session has cost no more in total:
+   * 1 + ⌈firstCallExtraUsd / perTurnSavingUsd⌉, 1 when the first call is already cheaper,
+   * null when it never pays (nothing saved per call).
+   */
+  breakEvenTurn: number | null;
+}
+
+export interface TrimEconomicsInput {
+  /** Tokens of the untrimmed prefix (its cache is warm: the session is resumed within the TTL). */
+  beforeTokens: number;
+  /** Tokens of the trimmed prefix (a new prefix: its first call writes it). */
+  afterTokens: number;
+  price: ModelPrice;
+  ttl: CacheTtl;
+}
+
+/**
+ * Does trimming pay, and after how many calls. What both sessions add per call (the new turn,
+ * the output) costs the same in both and cancels; so does a system prompt cached apart from the
+ * messages. This is what cacheScenarios simulates for a warm untrimmed cache.
+ */
+export function trimEconomics(input: TrimEconomicsInput): TrimEconomics {
+  const { beforeTokens, afterTokens, price } = input;
+  const write = input.ttl === '5m' ? price.cacheWrite5m : price.cacheWrite1h;
+  const cacheWrite = perMTok(afterTokens, write);
+  const extra = cacheWrite - perMTok(beforeTokens, price.cacheRead);
+  const saving = perMTok(beforeTokens - afterTokens, price.cacheRead);
+  let breakEvenTurn: number | null;
+  if (extra <= 0) breakEvenTurn = 1;
+  else if (saving <= 0) breakEvenTurn = null;
+  else breakEvenTurn = 1 + Math.ceil(extra / saving - 1e-9); // a whole ratio must not round up past itself
+  return { cacheWriteUsd: round(cacheWrite), firstCallExtraUsd: round(extra), perTurnSavingUsd: round(saving), breakEvenTurn };
+}

@@ -24,6 +24,14 @@ export interface ContextPart {
   category: TokenCategory;
   /** What is sent for this part (for an image: its base64 data). */
   text: string;
+  /**
+   * Characters of encrypted content sent with the part (a Claude thinking block's signature, a
+   * redacted thinking block, Codex `encrypted_content`). What it costs is not its base64 text:
+   * see billing-model.ts.
+   */
+  encryptedChars?: number;
+  /** Tokens the provider bills for the part when the agent's rules fix them (the counter is not run). */
+  billedTokens?: number;
 }
 
 /** One message (Claude) or item (Codex) of the context. */
@@ -35,6 +43,8 @@ export interface ContextEntry {
   parts: ContextPart[];
   /** Added by the agent itself on resume (repairs), not present in the file. */
   injected?: boolean;
+  /** Sent but not billed, framing included (Codex reasoning of finished turns: the API drops it). */
+  notBilled?: boolean;
 }
 
 export interface AgentContext {

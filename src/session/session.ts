@@ -18,6 +18,7 @@ import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding }
 import { priceFor } from './pricing.js';
 import { countContextTokens, type TokenBreakdown } from './token-breakdown.js';
 import { resolvePolicy, type TrimPolicy } from './trim/policy.js';
+import { readLoggedContext, type LoggedContext } from './usage-profile.js';
 
 const drivers = new Map<AgentKind, SessionDriver>([
   ['claude', claudeDriver],
@@ -88,10 +89,15 @@ export interface TrimSessionOptions extends SessionServices {
 
 export interface TrimReport {
   agent: AgentKind;
-  input: { path: string; bytes: number; lines: number; tokens?: number };
-  output: { path: string; bytes: number; lines: number; tokens?: number };
+  /** Model of the session's last reply (when measured). */
+  model?: string;
+  /** `tokens` and `breakdown` (by category) are of the reconstructed context, when measured. */
+  input: { path: string; bytes: number; lines: number; tokens?: number; breakdown?: Record<TokenCategory, number> };
+  output: { path: string; bytes: number; lines: number; tokens?: number; breakdown?: Record<TokenCategory, number> };
   /** Share of the context's tokens removed (0..1), on the reconstructed contexts. */
   reduction?: number;
+  /** The whole request on resume (system prompt and tools + messages), when the log's usage tells the former. */
+  request?: RequestTokens;
   valid: boolean;
   tokenizer?: string;
   pagedOut: Record<string, number>;
@@ -102,6 +108,25 @@ export interface TrimReport {
   /** Holder id of the paged-out objects in the store. */
   holder: string;
 }
+
+/** Tokens of the whole request the agent sends on resume, before and after trimming. */
+export interface RequestTokens {
+  /** The system prompt and tool definitions, read off the log's usage (usage-profile.ts); trimming leaves them alone. */
+  systemAndTools: number;
+  tokens: number;
+  trimmedTokens: number;
+  /** Share of the request removed (0..1): smaller than `reduction`, which is of the messages only. */
+  reduction: number;
+}
+
+function requestTokens(logged: LoggedContext, before: number, after: number): RequestTokens | undefined {
+  if (logged.systemAndTools === null) return undefined;
+  const tokens = logged.systemAndTools + before;
+  const trimmedTokens = logged.systemAndTools + after;
+  return { systemAndTools: logged.systemAndTools, tokens, trimmedTokens, reduction: ratioRemoved(tokens, trimmedTokens) };
+}
+
+const ratioRemoved = (before: number, after: number) => (before > 0 ? Math.round((1 - after / before) * 10_000) / 10_000 : 0);
 
 function counterFor(services: SessionServices, model: string | undefined): TokenCounter {
   return services.tokens ?? createTokenCounter(model ? { model } : {});
@@ -143,12 +168,19 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     const before = await driver.load(options.input);
     const after = await driver.load(options.output);
     const counter = counterFor(options, before.context.model);
-    const b = countContextTokens(before.context, counter).tokens;
-    const a = countContextTokens(after.context, counter).tokens;
+    const counted = countContextTokens(before.context, counter);
+    const countedAfter = countContextTokens(after.context, counter);
+    const b = counted.tokens;
+    const a = countedAfter.tokens;
+    if (before.context.model) report.model = before.context.model;
     report.input.tokens = b;
+    report.input.breakdown = counted.breakdown;
     report.output.tokens = a;
-    report.reduction = b > 0 ? Math.round((1 - a / b) * 10_000) / 10_000 : 0;
-    report.tokenizer = counter.name;
+    report.output.breakdown = countedAfter.breakdown;
+    report.reduction = ratioRemoved(b, a);
+    const request = requestTokens(await readLoggedContext(options.input, before.context, counter), b, a);
+    if (request) report.request = request;
+    report.tokenizer = counted.method;
   }
   return report;
 }
@@ -174,6 +206,12 @@ export interface AnalyzeReport {
   tokenizer: string;
   perMessage: TokenBreakdown['perEntry'];
   trimmed: { tokens: number; breakdown: Record<TokenCategory, number>; reduction: number };
+  /** The system prompt and tool definitions (tokens), read off the log's usage; null when the log cannot tell. */
+  systemAndTools: number | null;
+  /** The whole request on resume, when systemAndTools is known. */
+  request: RequestTokens | null;
+  /** The log's own usage records: how many, and the last one against the estimate. */
+  logged: LoggedContext;
   cache: {
     model: string;
     priced: boolean;
@@ -202,6 +240,7 @@ export async function analyzeSession(file: string, options: AnalyzeOptions = {})
     const growth = userTurns.length ? Math.round(userTurns.reduce((s, e) => s + e.tokens, 0) / userTurns.length) : 0;
     const model = options.model ?? loaded.context.model;
     const price = priceFor(model);
+    const logged = await readLoggedContext(file, loaded.context, counter);
     return {
       agent: loaded.agent,
       file,
@@ -211,7 +250,10 @@ export async function analyzeSession(file: string, options: AnalyzeOptions = {})
       breakdown: before.breakdown,
       tokenizer: before.method,
       perMessage: before.perEntry,
-      trimmed: { tokens: after.tokens, breakdown: after.breakdown, reduction: before.tokens ? Math.round((1 - after.tokens / before.tokens) * 10_000) / 10_000 : 0 },
+      trimmed: { tokens: after.tokens, breakdown: after.breakdown, reduction: ratioRemoved(before.tokens, after.tokens) },
+      systemAndTools: logged.systemAndTools,
+      request: requestTokens(logged, before.tokens, after.tokens) ?? null,
+      logged,
       cache: {
         model: model ?? 'unknown',
         priced: price.matched,

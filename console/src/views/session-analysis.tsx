@@ -84,7 +84,7 @@ export function AnalysisPanel({ api, sessionRef }: { api: Api; sessionRef: strin
               <div>
                 <dt>{t('cost.coldStart')}</dt>
                 <dd data-testid="cold-start" data-value={scenario.coldStartCostUsd}>
-                  {fmtUsd(scenario.coldStartCostUsd)}
+                  {scenario.coldStartCostUsd >= 0 ? fmtUsd(scenario.coldStartCostUsd) : t('cost.coldStartNone', { usd: fmtUsd(-scenario.coldStartCostUsd) })}
                 </dd>
               </div>
               <div>

@@ -12,6 +12,7 @@ import { useI18n } from '../i18n.js';
 import { Card, Empty, ErrorNote, Loading, useLoad } from '../ui.js';
 import { AnalysisPanel } from './session-analysis.js';
 import { SessionActions } from './session-actions.js';
+import { EconomicsPanel } from './session-economics.js';
 
 /** What the analysis and the actions apply to. */
 export type Selection = { kind: 'session'; sessionId: string } | { kind: 'snapshot'; id: string; name: string; sessionId: string };
@@ -78,6 +79,17 @@ export function SessionsView({ api }: { api: Api }) {
         />
       )}
       {analysisRef && <AnalysisPanel api={api} sessionRef={analysisRef} />}
+      <EconomicsPanel
+        api={api}
+        name={(file) => {
+          const s = sessions.data?.find((x) => x.path === file);
+          return s ? sessionLabel(s) : (file.split('/').pop() ?? file);
+        }}
+        onSelect={(file) => {
+          const s = sessions.data?.find((x) => x.path === file);
+          if (s) setPicked({ kind: 'session', sessionId: s.id });
+        }}
+      />
     </div>
   );
 }

@@ -13,7 +13,8 @@ import { TOKEN_CATEGORIES } from '../../session/context-model.js';
 import type { CommandContext } from '../io.js';
 import { createProgress } from '../progress.js';
 import { ExitCode, withJson } from '../program.js';
-import { formatBytes, formatInt, formatPercent, table } from '../format.js';
+import { formatBytes, formatCost, formatInt, formatPercent, formatReduction, formatSaving, table } from '../format.js';
+import { registerSessionEconomics } from './session-economics.js';
 
 function intOption(name: string) {
   return (value: string) => {
@@ -67,6 +68,7 @@ export function registerSession(program: Command, ctx: CommandContext): void {
         [
           `trimmed ${input} → ${opts.output}`,
           `  tokens  ${formatInt(report.input.tokens ?? 0)} → ${formatInt(report.output.tokens ?? 0)}  (−${formatPercent(report.reduction ?? 0)}, ${report.tokenizer})`,
+          ...(report.request ? [`  request ${formatInt(report.request.tokens)} → ${formatInt(report.request.trimmedTokens)}  (${formatReduction(report.request.reduction)} of the whole request: system + tools ${formatInt(report.request.systemAndTools)}, from the log's usage)`] : []),
           `  bytes   ${formatBytes(report.input.bytes)} → ${formatBytes(report.output.bytes)}`,
           `  paged out: ${Object.entries(report.pagedOut).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}; ${report.removedLines} lines removed`,
           `  valid: yes (checked before writing)`,
@@ -100,12 +102,17 @@ export function registerSession(program: Command, ctx: CommandContext): void {
       const r = await analyzeSession(resolve(ctx.io.cwd, file), { ...(opts.turns ? { turns: opts.turns } : {}), ...(opts.model ? { model: opts.model } : {}) });
       if (opts.json) return ctx.printJson(r);
       ctx.print(`${r.agent} session, ${r.messages} messages, model ${r.model ?? 'unknown'}; tokens by ${r.tokenizer}`);
+      const system = r.systemAndTools === null ? ['system + tools', 'unknown', 'unknown'] : ['system + tools', formatInt(r.systemAndTools), formatInt(r.systemAndTools)];
+      const rows = [system, ...TOKEN_CATEGORIES.map((c) => [c, formatInt(r.breakdown[c]), formatInt(r.trimmed.breakdown[c])]), ['messages', formatInt(r.tokens), `${formatInt(r.trimmed.tokens)} (${formatReduction(r.trimmed.reduction)})`]];
+      if (r.request) rows.push(['whole request', formatInt(r.request.tokens), `${formatInt(r.request.trimmedTokens)} (${formatReduction(r.request.reduction)})`]);
+      ctx.print(table(['category', 'now', 'after trim'], rows));
       ctx.print(
-        table(
-          ['category', 'now', 'after trim'],
-          [...TOKEN_CATEGORIES.map((c) => [c, formatInt(r.breakdown[c]), formatInt(r.trimmed.breakdown[c])]), ['total', formatInt(r.tokens), `${formatInt(r.trimmed.tokens)} (−${formatPercent(r.trimmed.reduction)})`]],
-        ),
+        r.systemAndTools === null
+          ? `system + tools: unknown (${r.logged.requests === 0 ? 'the log records no usage' : "the log's usage is below the estimate of its own messages"})`
+          : `system + tools: the first logged request's ${formatInt(r.logged.first!.inputTokens)} billed input tokens minus the ${formatInt(r.logged.first!.messagesEstimate)} of its messages (line ${r.logged.first!.line})`,
       );
+      const last = r.logged.last;
+      if (last && r.logged.requests > 1) ctx.print(`check: the last logged request (line ${last.line}) billed ${formatInt(last.inputTokens)} input tokens; estimate ${formatInt(last.estimate)} (${last.error >= 0 ? '+' : '−'}${formatPercent(Math.abs(last.error))})`);
       ctx.print(`\nprompt caching (${r.cache.model}${r.cache.priced ? '' : ', unknown model: Sonnet prices'}; +${formatInt(r.cache.growthTokensPerTurn)} in / ${formatInt(r.cache.outputTokensPerTurn)} out tokens per call):`);
       ctx.print(
         table(
@@ -113,14 +120,16 @@ export function registerSession(program: Command, ctx: CommandContext): void {
           r.cache.scenarios.map((s) => [
             s.ttl,
             s.untrimmedCacheWarm ? 'warm' : 'cold',
-            `$${s.coldStartCostUsd.toFixed(4)}`,
-            `$${s.perTurnSavingUsd.toFixed(4)}`,
+            formatCost(s.coldStartCostUsd),
+            formatSaving(s.perTurnSavingUsd),
             s.breakEvenTurn === null ? 'never' : String(s.breakEvenTurn),
             `${formatPercent(s.hitRate.untrimmed)} → ${formatPercent(s.hitRate.trimmed)}`,
           ]),
         ),
       );
     });
+
+  registerSessionEconomics(session, ctx);
 
   withJson(session.command('restore'))
     .description('rebuild the original session byte for byte from a trimmed one and the object store')

@@ -11,10 +11,15 @@ function blockParts(block: ContentBlock, message: ContextMessage): ContextPart[]
       return [{ category: role === 'user' ? 'userText' : 'assistantText', text: String(block.text ?? '') }];
     case 'image':
       return [{ category: 'image', text: String((block.source as { data?: unknown } | undefined)?.data ?? '') }];
-    case 'thinking':
-      return [{ category: 'thinking', text: String(block.thinking ?? '') }];
-    case 'redacted_thinking':
-      return [{ category: 'thinking', text: String(block.data ?? '') }];
+    case 'thinking': {
+      // billed by the reasoning its signature seals, not by the summary shown (billing-model.ts)
+      const signature = typeof block.signature === 'string' ? block.signature.length : 0;
+      return [{ category: 'thinking', text: String(block.thinking ?? ''), ...(signature ? { encryptedChars: signature } : {}) }];
+    }
+    case 'redacted_thinking': {
+      const data = String(block.data ?? '');
+      return [{ category: 'thinking', text: data, encryptedChars: data.length }];
+    }
     case 'tool_use':
       return [{ category: 'toolInput', text: `${String(block.name)} ${JSON.stringify(block.input ?? {})}` }];
     case 'tool_result': {

@@ -108,7 +108,7 @@ export function createCodexHistoryBuilder(): CodexHistoryBuilder {
 }
 
 /** The item as Codex sends it: outputs truncated to the budget, reasoning fields never absent. */
-function asSent(x: CodexContextItem): CodexContextItem {
+export function asSent(x: CodexContextItem): CodexContextItem {
   let item = x.item;
   let truncatedFromBytes: number | undefined;
   if (isOutputType(item.type) && typeof item.output === 'string' && !x.replacement) {
@@ -228,8 +228,8 @@ export function codexItemParts(item: CodexItem, options: { compactionSummary?: b
       for (const list of [item.summary, item.content]) {
         if (Array.isArray(list)) for (const s of list as CodexContentBlock[]) if (typeof s?.text === 'string') parts.push({ category: 'thinking', text: s.text });
       }
-      // the encrypted reasoning is sent back and read by the model: it counts as thinking
-      if (typeof item.encrypted_content === 'string' && item.encrypted_content) parts.push({ category: 'thinking', text: item.encrypted_content });
+      // the encrypted reasoning is sent back; what it costs is the turn's reasoning tokens, not its base64
+      if (typeof item.encrypted_content === 'string' && item.encrypted_content) parts.push({ category: 'thinking', text: item.encrypted_content, encryptedChars: item.encrypted_content.length });
       return parts;
     }
     default:
@@ -237,14 +237,23 @@ export function codexItemParts(item: CodexItem, options: { compactionSummary?: b
   }
 }
 
-/** The agent-neutral view of what Codex sends (for token accounting and reports). */
+/**
+ * The agent-neutral view of what Codex sends on resume (for token accounting and reports).
+ * Reasoning items are sent but not billed: the API drops the reasoning of every turn before the
+ * current one, and a resumed session starts a new turn (the logs' token_count input falls by the
+ * turn's reasoning tokens at each new prompt; docs/token-accounting.md).
+ */
 export function toAgentContext(ctx: CodexContext): AgentContext {
-  const entries: ContextEntry[] = ctx.items.map((x) => ({
-    role: x.item.type === 'message' ? String(x.item.role ?? 'message') : x.item.type,
-    line: x.line,
-    parts: codexItemParts(x.item, { compactionSummary: x.compactionSummary === true }),
-    ...(x.synthetic ? { injected: true } : {}),
-  }));
+  const entries: ContextEntry[] = ctx.items.map((x) => {
+    const parts = codexItemParts(x.item, { compactionSummary: x.compactionSummary === true });
+    return {
+      role: x.item.type === 'message' ? String(x.item.role ?? 'message') : x.item.type,
+      line: x.line,
+      parts: x.item.type === 'reasoning' ? parts.map((p) => ({ ...p, billedTokens: 0 })) : parts,
+      ...(x.synthetic ? { injected: true } : {}),
+      ...(x.item.type === 'reasoning' ? { notBilled: true } : {}),
+    };
+  });
   return { agent: 'codex', entries, ...(ctx.model ? { model: ctx.model } : {}) };
 }
 

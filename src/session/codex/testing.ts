@@ -97,9 +97,26 @@ export class RolloutBuilder {
     return this.line('event_msg', { type, ...payload });
   }
 
-  tokenCount(): this {
-    return this.event('token_count', { info: { total_token_usage: { input_tokens: 3395, output_tokens: 32, total_tokens: 3427 } }, rate_limits: { primary: { used_percent: 6.0, window_minutes: 300 } } });
+  /**
+   * A token_count event. Without `usage`, one with running totals only (no `last_token_usage`,
+   * so no request is recorded); with it, the call that just finished as Codex logs it.
+   */
+  tokenCount(usage?: { inputTokens: number; reasoningTokens?: number; outputTokens?: number }): this {
+    if (!usage) return this.event('token_count', { info: { total_token_usage: { input_tokens: 3395, output_tokens: 32, total_tokens: 3427 } }, rate_limits: { primary: { used_percent: 6.0, window_minutes: 300 } } });
+    const output = (usage.outputTokens ?? 20) + (usage.reasoningTokens ?? 0);
+    this.#totalTokens += usage.inputTokens + output;
+    const last = { input_tokens: usage.inputTokens, cached_input_tokens: 0, output_tokens: output, reasoning_output_tokens: usage.reasoningTokens ?? 0, total_tokens: usage.inputTokens + output };
+    return this.event('token_count', { info: { total_token_usage: { total_tokens: this.#totalTokens }, last_token_usage: last, model_context_window: 272000 }, rate_limits: null });
   }
+
+  /** The last token_count again, as Codex writes it at the start of the next turn. */
+  repeatTokenCount(): this {
+    const last = [...this.lines].reverse().find((l) => l.type === 'event_msg' && (l.payload as { type?: string }).type === 'token_count');
+    if (!last) throw new Error('repeatTokenCount: no token_count yet');
+    return this.line('event_msg', last.payload);
+  }
+
+  #totalTokens = 0;
 
   ghostSnapshot(): this {
     return this.item({ type: 'ghost_snapshot', ghost_commit: { id: 'a'.repeat(40), parent: 'b'.repeat(40), preexisting_untracked_files: [], preexisting_untracked_dirs: [] } });
