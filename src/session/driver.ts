@@ -24,6 +24,8 @@ export interface LoadedSession {
   findings: ValidationFinding[];
   /** Lines in the file (JSON and bad ones; blank lines not counted). */
   lines: number;
+  /** Line types the reader did not know (kept verbatim by every transform), when it tracks them. */
+  unknownLineTypes?: string[];
   bytes: number;
 }
 
