@@ -144,13 +144,17 @@ export function createCtxvmMcpServer(services: ServerServices, options: McpOptio
     'session_page_in',
     {
       title: 'Page in a trimmed payload',
-      description: 'Fetch the original content a ctxvm-trimmed session replaced with a stub, by the reference the stub prints after "page in:" (e.g. ctxvm:3f2a9c0d1e2b4a5c#/message/content/0/content). Returns the payload exactly as the tool originally returned it.',
-      inputSchema: z.object({ ref: z.string().min(8).describe('the reference from the stub') }),
+      description:
+        'Fetch the original content a ctxvm-trimmed session replaced with a stub ("[ctxvm paged out …]"), exactly as the tool originally returned it. Pass the tool_use_id of the result the stub stands in (e.g. toolu_01AbC…), <tool_use_id>/<input field> for a paged-out tool input (e.g. toolu_01AbC…/new_string), or a ctxvm:<pack>#<offset>/<pointer> reference printed in the stub.',
+      inputSchema: z.object({
+        ref: z.string().min(6).max(1024).describe('tool_use_id, <tool_use_id>/<field>, or a ctxvm: reference from the stub'),
+        session: z.string().min(1).optional().describe('the session id or file the stub is in (default: searched for, this project first)'),
+      }),
       annotations: { readOnlyHint: true },
     },
-    async ({ ref }) =>
+    async ({ ref, session }) =>
       tool(async () => {
-        const p = await services.sessions.pageIn(ref);
+        const p = await services.sessions.pageIn(ref, { ...(session ? { session } : {}), cwd: process.cwd() });
         return { text: p.text };
       }),
   );

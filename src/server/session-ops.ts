@@ -47,6 +47,10 @@ export interface PageInJson {
   content: unknown;
   /** The payload as a string ready to print (not in the HTTP body; MCP sends it as the text). */
   text: string;
+  /** The trimmed session file a reference by call id was found in. */
+  file?: string;
+  /** Whether a digest recorded at trim time vouched for the payload's line. */
+  verified: boolean;
 }
 
 /** The session operations of one server. */
@@ -56,7 +60,8 @@ export interface SessionOps {
   branch(body: z.infer<typeof BranchBody>): Promise<ReturnType<typeof branchJson>>;
   /** Snapshot + trimmed branch (`ctxvm trim`). `cwd` resolves `latest` and relative paths. */
   trim(body: Partial<z.infer<typeof TrimBody>> & { latest?: boolean; cwd?: string }): Promise<ReturnType<typeof branchJson> & { snapshot: { id: string; name: string; bytes: number } }>;
-  pageIn(ref: string): Promise<PageInJson>;
+  /** Page in by a stub's reference: a call id (found in `session`, else searched for in the agents' folders, the project of `cwd` first) or a `ctxvm:` pack reference. */
+  pageIn(ref: string, options?: { session?: string; cwd?: string }): Promise<PageInJson>;
   /** The snapshot DAG (`ctxvm tree --json`), snapshot nodes with their tokens when computed. */
   tree(): Promise<{ nodes: (DagNode & { tokens?: number | null })[]; edges: DagEdge[] }>;
   /** `ctxvm session analyze` of a session id, prefix, path or `snapshot:<name-or-id>`, without perMessage. */
@@ -184,10 +189,20 @@ export function createSessionOps(options: SessionOpsOptions): SessionOps {
       return economist.economics((await discover()).map((s) => s.path), o);
     },
 
-    async pageIn(ref) {
+    async pageIn(ref, o = {}) {
       const { pageIn } = await import('../session/trim/page-in.js');
-      const p = await pageIn(objects, ref);
-      return { ref, hash: p.hash, pointer: p.pointer, kind: p.kind, content: p.content, text: p.text };
+      const { encodeClaudeProjectDir } = await import('../session/discovery/resolve.js');
+      const cwd = o.cwd ?? options.cwd;
+      const files = o.session ? [(await resolve(o.session, false, cwd ?? '/')).path] : [];
+      const projects = join(roots.claudeConfigDir, 'projects');
+      const searchRoots = [
+        ...(cwd ? [join(projects, encodeClaudeProjectDir(cwd))] : []),
+        projects,
+        join(roots.codexHome, 'sessions'),
+        join(roots.codexHome, 'archived_sessions'),
+      ];
+      const p = await pageIn(objects, ref, { files, searchRoots });
+      return { ref, hash: p.hash, pointer: p.pointer, kind: p.kind, content: p.content, text: p.text, ...(p.file ? { file: p.file } : {}), verified: p.verified };
     },
   };
 }

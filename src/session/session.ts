@@ -87,6 +87,12 @@ export interface TrimSessionOptions extends SessionServices {
   signal?: AbortSignal;
 }
 
+/** A finding the input already had: repaired by the trim, or carried into the output as it was. */
+export interface TrimWarning extends Omit<ValidationFinding, 'severity'> {
+  severity: ValidationFinding['severity'];
+  repaired: boolean;
+}
+
 export interface TrimReport {
   agent: AgentKind;
   /** Model of the session's last reply (when measured). */
@@ -99,6 +105,10 @@ export interface TrimReport {
   /** The whole request on resume (system prompt and tools + messages), when the log's usage tells the former. */
   request?: RequestTokens;
   valid: boolean;
+  /** Findings the input already had (repaired, or carried as they were); never a reason to refuse. */
+  warnings: TrimWarning[];
+  /** Line types the trimmer passed through without knowing them (kept verbatim). */
+  unknownLineTypes: string[];
   tokenizer?: string;
   pagedOut: Record<string, number>;
   removedLines: number;
@@ -132,14 +142,40 @@ function counterFor(services: SessionServices, model: string | undefined): Token
   return services.tokens ?? createTokenCounter(model ? { model } : {});
 }
 
-/** Trims a session file into `output` (atomically), validating the result before it is written. */
+/** What identifies a finding across a trim (line numbers change; rule and wording do not). */
+function findingKey(f: ValidationFinding): string {
+  // a branch gives every line new ids: compare findings by what they say, not which uuid
+  return `${f.rule}|${f.message.replace(/\b(line|lines) \d+/g, '$1 N').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'UUID')}`;
+}
+
+/** Findings of `after` not among those of `before` (as a multiset). */
+export function newFindings(before: ValidationFinding[], after: ValidationFinding[]): ValidationFinding[] {
+  const left = new Map<string, number>();
+  for (const f of before) left.set(findingKey(f), (left.get(findingKey(f)) ?? 0) + 1);
+  return after.filter((f) => {
+    const n = left.get(findingKey(f)) ?? 0;
+    if (n === 0) return true;
+    left.set(findingKey(f), n - 1);
+    return false;
+  });
+}
+
+/**
+ * Trims a session file into `output` (atomically), validating the result before it is written: a
+ * trim may repair what the input had (reported as warnings), never add a problem of its own.
+ */
 export async function trimSession(options: TrimSessionOptions): Promise<TrimReport> {
   const agent = await detectAgent(options.input);
   const driver = driverFor(agent);
   const policy = resolvePolicy(options.policy);
+  const before = await driver.load(options.input);
+  let checked: LoadedSession | undefined;
   const check = async (temp: string) => {
     const loaded = await driver.load(temp);
-    return loaded.findings.filter((f) => f.severity === 'error').map((f) => `line ${f.line}: ${f.rule}: ${f.message}`);
+    checked = loaded;
+    return newFindings(before.findings, loaded.findings)
+      .filter((f) => f.severity === 'error')
+      .map((f) => `line ${f.line}: ${f.rule}: ${f.message}`);
   };
   const tokens = options.tokens ?? createTokenCounter();
   const stats: DriverTrimStats = await driver.trim({
@@ -152,11 +188,16 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  // the checked temporary file is the output, byte for byte
+  const after = checked ? { ...checked, file: options.output } : await driver.load(options.output);
+  const remaining = new Set(after.findings.map(findingKey));
   const report: TrimReport = {
     agent,
     input: { path: options.input, bytes: stats.inputBytes, lines: stats.inputLines },
     output: { path: options.output, bytes: stats.outputBytes, lines: stats.outputLines },
-    valid: true,
+    valid: !after.findings.some((f) => f.severity === 'error'),
+    warnings: before.findings.map((f) => ({ ...f, repaired: !remaining.has(findingKey(f)) })),
+    unknownLineTypes: before.findings.filter((f) => f.rule === 'unknown-line-type').map((f) => /^line type "((?:[^"\\]|\\.)*)"/.exec(f.message)?.[1] ?? f.message),
     pagedOut: stats.counters,
     removedLines: stats.removedLines,
     changedLines: stats.changedLines,
@@ -165,8 +206,6 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     holder: stats.holder,
   };
   if (options.measure !== false) {
-    const before = await driver.load(options.input);
-    const after = await driver.load(options.output);
     const counter = counterFor(options, before.context.model);
     const counted = countContextTokens(before.context, counter);
     const countedAfter = countContextTokens(after.context, counter);

@@ -1,12 +1,13 @@
 /**
- * A real corpus session trimmed by ctxvm into a given object store, with the page-in references
- * its stubs print and, for each, the original line the payload was cut from — so a test can
+ * A real corpus session trimmed by ctxvm into a given object store, with the page-in reference of
+ * each of its stubs (found by findStubs) and, for each, the original line the payload was cut from — so a test can
  * check that paging in returns the original payload without knowing the storage layout.
  */
 import { readFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { trimSession } from '../../src/session/session.js';
 import type { ObjectStore } from '../../src/store/object-store.js';
+import { findStubs } from '../../src/session/trim/stub-scan.js';
 
 /** A reference printed by a stub, and the original line (parsed) the stubbed line came from. */
 export interface StubRef {
@@ -14,16 +15,8 @@ export interface StubRef {
   /** The `uuid` of the line holding the stub. */
   uuid: string;
   original: unknown;
-}
-
-// the reference is the last token of a stub (`page in: ctxvm session page-in <ref>`); its inner
-// format belongs to the trimmer and is not parsed here
-const REF = /page-in (ctxvm:\S+)/g;
-
-function* strings(value: unknown): Generator<string> {
-  if (typeof value === 'string') yield value;
-  else if (Array.isArray(value)) for (const v of value) yield* strings(v);
-  else if (value && typeof value === 'object') for (const v of Object.values(value)) yield* strings(v);
+  /** The trimmed file the stub is in (page-in by a call id looks there). */
+  file: string;
 }
 
 function* values(value: unknown): Generator<unknown> {
@@ -38,10 +31,8 @@ export function containsValue(line: unknown, payload: unknown): boolean {
   return false;
 }
 
-/** Trims `input` into `output` (pages out to `store`) and collects the stub references. */
-export async function trimWithRefs(input: string, output: string, store: ObjectStore): Promise<StubRef[]> {
-  const report = await trimSession({ input, output, store, measure: false });
-  if (!report.valid) throw new Error(`trim of ${input} is not valid`);
+/** Every stub of a trimmed file with the reference it pages in by and the original line it was cut from. */
+export async function stubRefsOf(input: string, output: string): Promise<StubRef[]> {
   const byUuid = new Map<string, unknown>();
   for (const line of (await readFile(input, 'utf8')).split('\n')) {
     if (!line.trim()) continue;
@@ -50,10 +41,17 @@ export async function trimWithRefs(input: string, output: string, store: ObjectS
   }
   const refs: StubRef[] = [];
   for (const line of (await readFile(output, 'utf8')).split('\n')) {
-    if (!line.includes('page-in ctxvm:')) continue;
+    if (!line.includes('[ctxvm paged out')) continue;
     const v = JSON.parse(line) as { uuid?: string };
     if (typeof v.uuid !== 'string' || !byUuid.has(v.uuid)) continue;
-    for (const s of strings(v)) for (const m of s.matchAll(REF)) refs.push({ ref: m[1]!, uuid: v.uuid, original: byUuid.get(v.uuid) });
+    for (const stub of findStubs(v)) refs.push({ ref: stub.ref, uuid: v.uuid, original: byUuid.get(v.uuid), file: output });
   }
   return refs;
+}
+
+/** Trims `input` into `output` (pages out to `store`) and collects the stub references. */
+export async function trimWithRefs(input: string, output: string, store: ObjectStore): Promise<StubRef[]> {
+  const report = await trimSession({ input, output, store, measure: false });
+  if (!report.valid) throw new Error(`trim of ${input} is not valid`);
+  return stubRefsOf(input, output);
 }

@@ -143,12 +143,20 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     });
 
   withJson(session.command('page-in'))
-    .description('print one paged-out payload by the reference in its stub (ctxvm:<hash>#<pointer>)')
-    .argument('<ref>', 'reference from a stub')
-    .action(async (ref: string, opts: { json?: boolean }) => {
+    .description('print one paged-out payload: by the tool_use_id (or call_id) beside its stub, <id>/<input field>, or a ctxvm:<pack>#<offset>/<pointer> reference')
+    .argument('<ref>', 'tool_use_id, <tool_use_id>/<field>, or a ctxvm: reference from a stub')
+    .option('--session <file>', 'the trimmed session file the stub is in (default: searched for in the agents\' folders, this project first)')
+    .action(async (ref: string, opts: { json?: boolean; session?: string }) => {
       const { pageIn } = await engine();
-      const p = await pageIn(await store(), ref);
-      if (opts.json) return ctx.printJson({ ref, hash: p.hash, pointer: p.pointer, kind: p.kind, content: p.content });
+      const { encodeClaudeProjectDir } = await import('../../session/discovery/resolve.js');
+      const { join } = await import('node:path');
+      const cfg = ctx.config();
+      const projects = join(cfg.claudeConfigDir, 'projects');
+      const p = await pageIn(await store(), ref, {
+        files: opts.session ? [resolve(ctx.io.cwd, opts.session)] : [],
+        searchRoots: [join(projects, encodeClaudeProjectDir(ctx.io.cwd)), projects, join(cfg.codexHome, 'sessions'), join(cfg.codexHome, 'archived_sessions')],
+      });
+      if (opts.json) return ctx.printJson({ ref, hash: p.hash, pointer: p.pointer, kind: p.kind, content: p.content, ...(p.file ? { file: p.file } : {}), verified: p.verified });
       ctx.io.stdout.write(p.text.endsWith('\n') ? p.text : p.text + '\n');
     });
 }

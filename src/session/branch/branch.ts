@@ -9,7 +9,7 @@
  *   3. trim the staged copy with the Step 2 trimmer, so its restore annotations name lines of the
  *      pre-trim branch: `restoreSession` on the branch gives back the untrimmed branch (new ids),
  *      never the source (a branch is a new session; its lineage is the caller's DAG edge);
- *   4. validate (`validateSession`): an invalid branch is never written;
+ *   4. validate: a branch that adds a finding its source did not have is never written;
  *   5. commit: `<id>/` side folder, then the session file, linked into place.
  *
  * `prepareBranch` stops before step 5 and hands back `commit()`/`discard()`, for callers that
@@ -24,7 +24,7 @@ import { selectClaudeChain } from '../claude/chain.js';
 import { scanClaudeSession } from '../claude/scan.js';
 import { codexDriver } from '../codex/driver.js';
 import type { AgentKind } from '../context-model.js';
-import { detectAgent, driverFor, registerSessionDriver, trimSession, validateSession, type TrimReport } from '../session.js';
+import { detectAgent, driverFor, newFindings, registerSessionDriver, trimSession, type TrimReport } from '../session.js';
 import { annotationObjects as namedObjects, mayCarryAnnotation, readAnnotation } from '../trim/annotation.js';
 import type { TrimPolicy } from '../trim/policy.js';
 import { planClaude, planCodex } from './agent-plan.js';
@@ -210,9 +210,12 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
       holders.push(trimmed.holder);
       trimmed = { ...trimmed, input: { ...trimmed.input, path: options.source }, output: { ...trimmed.output, path: target } };
     }
-    const report = await validateSession(final);
-    if (!report.valid) {
-      const list = report.errors.slice(0, 10).map((e) => `line ${e.line}: ${e.rule}: ${e.message}`);
+    // a branch may carry what its source already had (reported by validate); it adds nothing
+    const source = await driverFor(agent).load(options.source);
+    const loaded = await driverFor(agent).load(final);
+    const added = newFindings(source.findings, loaded.findings).filter((f) => f.severity === 'error');
+    if (added.length > 0) {
+      const list = added.slice(0, 10).map((e) => `line ${e.line}: ${e.rule}: ${e.message}`);
       throw new CtxvmError('E_INVALID', `the branch of ${options.source} would be invalid, so nothing was written:\n  ${list.join('\n  ')}`, {
         hint: options.at !== undefined ? 'try another --at point, or check the source with `ctxvm session validate`' : 'check the source with `ctxvm session validate`',
       });
@@ -222,7 +225,6 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
         hint: 'please report this with the source file',
       });
     }
-    const loaded = await driverFor(agent).load(final);
     const result: BranchResult = {
       agent,
       sessionId: id,

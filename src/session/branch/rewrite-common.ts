@@ -1,10 +1,10 @@
 /**
  * What rewriting a line for a branch shares between agents: dropping an earlier trim's restore
- * annotation (a branch starts its own history; the objects it named stay referenced so stubs
- * still page in), remapping the project folder, and writing a line so that it always ends in "\n"
+ * annotation (a branch starts its own history; the objects it named stay referenced and a
+ * changed line keeps where its original is, so stubs still page in), remapping the project folder, and writing a line so that it always ends in "\n"
  * (the agent appends after it).
  */
-import { ANNOTATION_KEY, annotationObjects } from '../trim/annotation.js';
+import { ANNOTATION_KEY, ANNOTATION_VERSION, annotationObjects, pageInPart } from '../trim/annotation.js';
 
 /** Project folder remap: `from` and anything below it moves to `to`. */
 export interface CwdRemap {
@@ -22,13 +22,16 @@ export function remapPath(path: string, remap: CwdRemap | undefined): string {
 
 /**
  * Removes ctxvm's restore annotation from a parsed line and adds the object addresses it named to
- * `objects`. True when there was one.
+ * `objects`. True when there was one. A line whose stubs an earlier trim made keeps where their
+ * original line is (`{v: 3, p: part}`: page-in follows it; restore passes the line as it is).
  */
 export function stripAnnotation(line: Record<string, unknown>, objects: Set<string>): boolean {
   if (!(ANNOTATION_KEY in line)) return false;
   const a = line[ANNOTATION_KEY];
   delete line[ANNOTATION_KEY];
   for (const h of annotationObjects(a)) objects.add(h);
+  const pageIn = pageInPart(a);
+  if (pageIn) line[ANNOTATION_KEY] = { v: ANNOTATION_VERSION, p: pageIn };
   return true;
 }
 

@@ -51,8 +51,10 @@ export interface CodexCallFacts {
 export interface CodexTrimPlan {
   /** Line numbers (1-based) removed entirely, with why. */
   removed: Map<number, CodexRemovalReason>;
-  /** Lines at or after this 1-based number are left untouched (the last K round trips). */
+  /** Lines at or after this 1-based number are the protected tail (the last K round trips). */
   protectedFromLine: number;
+  /** First lines of the model round trips before the tail, in file order (how old a line is). */
+  turnStarts: number[];
   /** call_id → the call's type, tool name and identifying argument. */
   calls: Map<string, CodexCallFacts>;
   /** call_ids of pure reads superseded by a later identical read. */
@@ -97,9 +99,8 @@ export function historyShape(index: CodexIndex, removed: ReadonlyMap<number, unk
   return h;
 }
 
-/** First line of the K-th last model round trip (a run of model output items) at or after `start`. */
-function protectedStart(lines: CodexLineMeta[], start: number, keepLastTurns: number): number {
-  if (keepLastTurns <= 0) return Number.POSITIVE_INFINITY;
+/** First line of the K-th last model round trip (a run of model output items) at or after `start`, and the starts before it. */
+function protectedStart(lines: CodexLineMeta[], start: number, keepLastTurns: number): { from: number; turnStarts: number[] } {
   const runStarts: number[] = [];
   let prevWasOutput = false;
   for (let i = Math.max(0, start); i < lines.length; i++) {
@@ -109,8 +110,23 @@ function protectedStart(lines: CodexLineMeta[], start: number, keepLastTurns: nu
     if (out && !prevWasOutput) runStarts.push(m.line);
     prevWasOutput = out;
   }
-  if (runStarts.length === 0) return Number.POSITIVE_INFINITY;
-  return runStarts[runStarts.length - Math.min(keepLastTurns, runStarts.length)]!;
+  if (keepLastTurns <= 0 || runStarts.length === 0) return { from: Number.POSITIVE_INFINITY, turnStarts: runStarts };
+  const k = Math.min(keepLastTurns, runStarts.length);
+  return { from: runStarts[runStarts.length - k]!, turnStarts: runStarts.slice(0, runStarts.length - k) };
+}
+
+/** Round trips between a line and the protected tail: 0 for the last one before it, -1 inside it. */
+export function codexAgeOfLine(plan: Pick<CodexTrimPlan, 'protectedFromLine' | 'turnStarts'>, line: number): number {
+  if (line >= plan.protectedFromLine) return -1;
+  const starts = plan.turnStarts;
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! > line) hi = mid;
+    else lo = mid + 1;
+  }
+  return Math.max(0, starts.length - lo - 1);
 }
 
 export function planCodexTrim(index: CodexIndex, policy: TrimPolicy): CodexTrimPlan {
@@ -137,7 +153,7 @@ export function planCodexTrim(index: CodexIndex, policy: TrimPolicy): CodexTrimP
     }
   }
 
-  const protectedFromLine = protectedStart(lines, boundary, policy.keepLastTurns);
+  const { from: protectedFromLine, turnStarts } = protectedStart(lines, boundary, policy.keepLastTurns);
 
   // 2. per-line removals outside the protected round trips: nothing here is sent except reasoning,
   // which goes as whole items (never its encrypted_content alone, resume-model.md §4)
@@ -182,5 +198,5 @@ export function planCodexTrim(index: CodexIndex, policy: TrimPolicy): CodexTrimP
     if (i < lastRunStart || lastMessage > i) unanswered.set(e.line, { callId: e.callId, type: outputTypeFor(e.type) });
   });
 
-  return { removed, protectedFromLine, calls, supersededReads, unanswered, boundary };
+  return { removed, protectedFromLine, turnStarts, calls, supersededReads, unanswered, boundary };
 }

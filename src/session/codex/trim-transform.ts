@@ -4,11 +4,11 @@
  * `pageIn` returns them unchanged. Messages stay verbatim except for their images; tool names,
  * call ids and identifying arguments stay; a stub never replaces a payload it would not shrink.
  */
-import type { TrimCounters } from '../trim/claude-transform.js';
-import { toolResultThreshold, type TrimPolicy } from '../trim/policy.js';
-import { countLines, estimateTokens, formatInt, jsonPointer, payloadRef, renderStub } from '../trim/stub.js';
+import { affordableStub, type TrimCounters } from '../trim/claude-transform.js';
+import { thresholdAtAge, toolResultThreshold, type TrimPolicy } from '../trim/policy.js';
+import { countLines, isStub, jsonPointer, payloadRef, renderStub, STUB_PREFIX } from '../trim/stub.js';
 import type { CodexLineMeta } from './scan.js';
-import type { CodexTrimPlan } from './trim-plan.js';
+import { codexAgeOfLine, type CodexTrimPlan } from './trim-plan.js';
 import { commandText, isOutputType, outputBodyText, outputItemsText, parseJsonObject, type CodexContentBlock, type CodexItem, type CodexLine } from './types.js';
 
 /** What the Codex trimmer did, for the report: the Claude counters plus Codex's own. */
@@ -30,8 +30,8 @@ export interface CodexTransformContext {
   policy: TrimPolicy;
   /** Where this line's original will be stored, `<pack>#<offset>` (known before the transform; see payloadRef). */
   originalRef: string;
-  /** Tokens above `limit`? Callers pass the real tokenizer. */
-  exceeds(text: string, limit: number): boolean;
+  /** Estimated tokens of a text (the tokenizer's fitted O(n) estimate). */
+  tokensOf(text: string): number;
   counters: CodexTrimCounters;
 }
 
@@ -49,8 +49,8 @@ function imageStub(block: CodexContentBlock, reference: string): CodexContentBlo
   const media = /^data:([^;,]+)/.exec(url)?.[1] ?? 'image';
   const comma = url.indexOf(',');
   const approxBytes = url.startsWith('data:') && comma !== -1 ? Math.floor(((url.length - comma - 1) * 3) / 4) : url.length;
-  const what = url.startsWith('data:') ? `${media} image, ${(approxBytes / 1024).toFixed(1)} KB` : `image ${url.slice(0, 120)}`;
-  return { type: 'input_text', text: `[ctxvm paged out: ${what}]\npage in: ctxvm session page-in ${reference}` };
+  const what = url.startsWith('data:') ? `${media} image` : `image ${url.slice(0, 120)}`;
+  return { type: 'input_text', text: renderStub({ what, bytes: approxBytes, ref: reference }, { excerptChars: 0 }) };
 }
 
 /** Replaces inline images of a block list; returns undefined when there were none. */
@@ -66,45 +66,53 @@ function stubImages(blocks: CodexContentBlock[], base: (string | number)[], ctx:
 }
 
 function statusOf(meta: CodexLineMeta): string | undefined {
-  return meta.exitCode !== undefined ? `exit ${meta.exitCode}` : undefined;
+  return meta.exitCode !== undefined && meta.exitCode !== 0 ? `exit ${meta.exitCode}` : undefined;
 }
 
-function transformOutput(item: CodexItem, meta: CodexLineMeta, ctx: CodexTransformContext): boolean {
+/** Tokens of a payload, estimated (very long ones by length: they are far past any threshold). */
+function payloadTokens(text: string, ctx: CodexTransformContext): number {
+  return text.length > 200_000 ? Math.ceil(text.length / 4) : ctx.tokensOf(text);
+}
+
+function transformOutput(item: CodexItem, meta: CodexLineMeta, age: number, ctx: CodexTransformContext): boolean {
   const { plan, policy } = ctx;
   const call = meta.callId ? plan.calls.get(meta.callId) : undefined;
-  const threshold = toolResultThreshold(policy, call?.name);
+  const base = toolResultThreshold(policy, call?.name);
+  if (base === undefined) return false;
+  // an error is worth as much as anything recent: it goes only above the tail's threshold
+  const failed = meta.exitCode !== undefined && meta.exitCode !== 0;
+  const threshold = failed && policy.keepErrors ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
   if (threshold === undefined) return false;
-  if (policy.keepErrors && meta.exitCode !== undefined && meta.exitCode !== 0) return false;
   const output = item.output;
+  if (isStub(output)) return false;
   const list = Array.isArray(output) ? outputItemsText(output) : undefined;
   const text = typeof output === 'string' ? output : list ? list.text : '';
-  const superseded = meta.callId !== undefined && plan.supersededReads.has(meta.callId);
-  if (superseded || (text && ctx.exceeds(text, threshold))) {
+  if (list && isStub(list.text)) return false;
+  const superseded = age >= 0 && meta.callId !== undefined && plan.supersededReads.has(meta.callId);
+  const tokens = text ? payloadTokens(text, ctx) : 0;
+  if (text && (superseded || tokens > threshold)) {
     const body = typeof output === 'string' ? outputBodyText(output) : text;
-    const stub = renderStub(
+    const status = statusOf(meta);
+    const stub = affordableStub(
       {
-        what: 'tool result',
-        ...(call?.name ? { tool: call.name } : {}),
-        ...(call?.target ? { target: call.target } : {}),
-        ...(statusOf(meta) ? { status: statusOf(meta)! } : {}),
-        tokens: estimateTokens(text),
+        ...(status ? { status } : {}),
         lines: countLines(body),
         bytes: meta.payloadBytes,
-        text: body,
+        text: superseded ? '' : body,
+        shape: call?.type === 'local_shell_call' || /shell|exec|command/i.test(call?.name ?? '') ? 'tail' : 'head-tail',
         ...(superseded ? { reason: 'superseded by a later identical read' } : {}),
-        ref: ref(ctx, ['payload', 'output']),
       },
-      superseded ? Math.min(policy.excerptChars, 80) : policy.excerptChars,
+      tokens,
+      ctx,
     );
-    // a stub that does not shrink the payload is no trim
-    if (typeof output === 'string' && stub.length >= output.length) return false;
-    if (list && list.images === 0 && stub.length >= text.length) return false;
-    item.output = stub;
-    ctx.counters.toolResults++;
-    if (list?.images) ctx.counters.images += list.images;
-    return true;
+    if (stub !== undefined) {
+      item.output = stub;
+      ctx.counters.toolResults++;
+      if (list?.images) ctx.counters.images += list.images;
+      return true;
+    }
   }
-  if (Array.isArray(output) && policy.images) {
+  if (Array.isArray(output) && policy.images && age >= 0) {
     const out = stubImages(output as CodexContentBlock[], ['payload', 'output'], ctx);
     if (out) {
       item.output = out;
@@ -115,32 +123,40 @@ function transformOutput(item: CodexItem, meta: CodexLineMeta, ctx: CodexTransfo
 }
 
 /** An oversized shell command keeps its first line as identification and points at the rest. */
-function commandStub(command: string, tool: string, reference: string): string {
+function commandStub(command: string, tool: string, reference: string, tokens: number, ctx: CodexTransformContext): string | undefined {
   const firstLine = command.split('\n', 1)[0]!;
   const head = firstLine.length > COMMAND_HEAD_CHARS ? `${firstLine.slice(0, COMMAND_HEAD_CHARS)}…` : firstLine;
-  return `${head}\n[ctxvm paged out: rest of the command of ${tool}, ≈${formatInt(estimateTokens(command))} tokens, ${countLines(command)} lines]\npage in: ctxvm session page-in ${reference}`;
+  const rest = renderStub({ what: `rest of the ${tool} command`, lines: countLines(command), bytes: Buffer.byteLength(command), ref: reference }, { excerptChars: 0 });
+  const stub = `${head}\n${rest}`;
+  return ctx.tokensOf(stub) <= tokens * ctx.policy.maxStubShare ? stub : undefined;
 }
 
-function pageOutCommand(command: unknown, tool: string, reference: string, ctx: CodexTransformContext): unknown {
+function pageOutCommand(command: unknown, tool: string, reference: string, threshold: number, ctx: CodexTransformContext): unknown {
   const text = commandText(command);
-  if (!text || !ctx.exceeds(text, ctx.policy.toolInputTokens)) return command;
-  if (typeof command === 'string') return commandStub(command, tool, reference);
+  if (!text || text.length * 2 <= threshold || text.includes(STUB_PREFIX)) return command;
+  const tokens = payloadTokens(text, ctx);
+  if (tokens <= threshold) return command;
+  if (typeof command === 'string') return commandStub(command, tool, reference, tokens, ctx) ?? command;
   const parts = [...(command as string[])];
   const last = parts.length - 1;
-  parts[last] = commandStub(parts[last]!, tool, reference);
+  const stub = commandStub(parts[last]!, tool, reference, tokens, ctx);
+  if (stub === undefined) return command;
+  parts[last] = stub;
   return parts;
 }
 
-function transformFunctionCall(item: CodexItem, ctx: CodexTransformContext): boolean {
+function transformFunctionCall(item: CodexItem, age: number, ctx: CodexTransformContext): boolean {
   const args = parseJsonObject(item.arguments);
   if (!args) return false;
+  const threshold = thresholdAtAge(ctx.policy, ctx.policy.toolInputTokens, age);
+  if (threshold === undefined) return false;
   const tool = typeof item.name === 'string' ? item.name : 'tool';
   const reference = ref(ctx, ['payload', 'arguments']);
   let changed = false;
   for (const [key, value] of Object.entries(args)) {
-    if (value === null || typeof value === 'number' || typeof value === 'boolean') continue;
+    if (value === null || typeof value === 'number' || typeof value === 'boolean' || isStub(value)) continue;
     if (key === 'command' || key === 'cmd') {
-      const next = pageOutCommand(value, tool, reference, ctx);
+      const next = pageOutCommand(value, tool, reference, threshold, ctx);
       if (next !== value) {
         args[key] = next;
         changed = true;
@@ -149,8 +165,12 @@ function transformFunctionCall(item: CodexItem, ctx: CodexTransformContext): boo
     }
     if (IDENTIFYING_ARGS.has(key)) continue;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
-    if (!ctx.exceeds(text, ctx.policy.toolInputTokens)) continue;
-    args[key] = `[ctxvm paged out: ${key} of ${tool}, ≈${formatInt(estimateTokens(text))} tokens, ${countLines(text)} lines]\npage in: ctxvm session page-in ${reference}`;
+    if (text.length * 2 <= threshold) continue;
+    const tokens = payloadTokens(text, ctx);
+    if (tokens <= threshold) continue;
+    const stub = affordableStub({ what: `${key} argument`, lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' }, tokens, ctx);
+    if (stub === undefined) continue;
+    args[key] = stub;
     changed = true;
   }
   if (!changed) return false;
@@ -161,32 +181,28 @@ function transformFunctionCall(item: CodexItem, ctx: CodexTransformContext): boo
   return true;
 }
 
-function transformCustomCall(item: CodexItem, meta: CodexLineMeta, ctx: CodexTransformContext): boolean {
+function transformCustomCall(item: CodexItem, meta: CodexLineMeta, age: number, ctx: CodexTransformContext): boolean {
   const input = item.input;
-  if (typeof input !== 'string' || !ctx.exceeds(input, ctx.policy.toolInputTokens)) return false;
-  const stub = renderStub(
-    {
-      what: 'tool input',
-      ...(meta.toolName ? { tool: meta.toolName } : {}),
-      ...(meta.target ? { target: meta.target } : {}),
-      tokens: estimateTokens(input),
-      lines: countLines(input),
-      bytes: meta.payloadBytes,
-      text: input,
-      ref: ref(ctx, ['payload', 'input']),
-    },
-    ctx.policy.excerptChars,
+  const threshold = thresholdAtAge(ctx.policy, ctx.policy.toolInputTokens, age);
+  if (threshold === undefined || typeof input !== 'string' || isStub(input) || input.length * 2 <= threshold) return false;
+  const tokens = payloadTokens(input, ctx);
+  if (tokens <= threshold) return false;
+  const stub = affordableStub(
+    { what: 'input', lines: countLines(input), bytes: meta.payloadBytes, text: input, shape: 'head' },
+    tokens,
+    ctx,
   );
-  if (stub.length >= input.length) return false;
+  if (stub === undefined) return false;
   item.input = stub;
   ctx.counters.toolInputs++;
   return true;
 }
 
-function transformLocalShell(item: CodexItem, ctx: CodexTransformContext): boolean {
+function transformLocalShell(item: CodexItem, age: number, ctx: CodexTransformContext): boolean {
   const action = item.action as Record<string, unknown> | undefined;
-  if (!action || typeof action !== 'object') return false;
-  const next = pageOutCommand(action.command, 'local_shell', ref(ctx, ['payload', 'action']), ctx);
+  const threshold = thresholdAtAge(ctx.policy, ctx.policy.toolInputTokens, age);
+  if (!action || typeof action !== 'object' || threshold === undefined) return false;
+  const next = pageOutCommand(action.command, 'local_shell', ref(ctx, ['payload', 'action']), threshold, ctx);
   if (next === action.command) return false;
   item.action = { ...action, command: next };
   ctx.counters.toolInputs++;
@@ -195,14 +211,15 @@ function transformLocalShell(item: CodexItem, ctx: CodexTransformContext): boole
 
 /** Applies the plan to one parsed line (mutating it). Returns true when anything changed. */
 export function transformCodexLine(line: CodexLine, meta: CodexLineMeta, ctx: CodexTransformContext): boolean {
-  if (meta.line >= ctx.plan.protectedFromLine || meta.kind !== 'response_item') return false;
+  if (meta.kind !== 'response_item') return false;
   const item = line.payload as CodexItem | undefined;
   if (!item || typeof item !== 'object') return false;
-  if (isOutputType(item.type)) return transformOutput(item, meta, ctx);
-  if (item.type === 'function_call') return transformFunctionCall(item, ctx);
-  if (item.type === 'custom_tool_call') return transformCustomCall(item, meta, ctx);
-  if (item.type === 'local_shell_call') return transformLocalShell(item, ctx);
-  if (item.type === 'message' && ctx.policy.images && Array.isArray(item.content)) {
+  const age = codexAgeOfLine(ctx.plan, meta.line);
+  if (isOutputType(item.type)) return transformOutput(item, meta, age, ctx);
+  if (item.type === 'function_call') return transformFunctionCall(item, age, ctx);
+  if (item.type === 'custom_tool_call') return transformCustomCall(item, meta, age, ctx);
+  if (item.type === 'local_shell_call') return transformLocalShell(item, age, ctx);
+  if (item.type === 'message' && ctx.policy.images && age >= 0 && Array.isArray(item.content)) {
     const out = stubImages(item.content as CodexContentBlock[], ['payload', 'content'], ctx);
     if (out) {
       item.content = out;
@@ -214,11 +231,14 @@ export function transformCodexLine(line: CodexLine, meta: CodexLineMeta, ctx: Co
 
 /** Whether pass 3 must parse a line at all (cheap test on the index; false means copy it as is). */
 export function mayTransform(meta: CodexLineMeta, plan: CodexTrimPlan, policy: TrimPolicy): boolean {
-  if (meta.line >= plan.protectedFromLine || meta.kind !== 'response_item') return false;
+  if (meta.kind !== 'response_item') return false;
+  const inTail = meta.line >= plan.protectedFromLine;
+  if (inTail && policy.tailPayloadTokens <= 0) return false;
+  const floor = (base: number) => (inTail ? Math.max(base, policy.tailPayloadTokens) : base);
   // a token is at least one byte: payloads within the threshold in bytes cannot exceed it
   if (isOutputType(meta.payloadType)) {
-    return meta.payloadBytes > policy.toolResultTokens || Object.keys(policy.tools).length > 0 || (meta.callId !== undefined && plan.supersededReads.has(meta.callId)) || meta.images > 0;
+    return meta.payloadBytes > floor(policy.toolResultTokens) || Object.keys(policy.tools).length > 0 || (!inTail && ((meta.callId !== undefined && plan.supersededReads.has(meta.callId)) || meta.images > 0));
   }
-  if (meta.payloadType === 'function_call' || meta.payloadType === 'custom_tool_call' || meta.payloadType === 'local_shell_call') return meta.payloadBytes > policy.toolInputTokens;
-  return meta.payloadType === 'message' && meta.images > 0;
+  if (meta.payloadType === 'function_call' || meta.payloadType === 'custom_tool_call' || meta.payloadType === 'local_shell_call') return meta.payloadBytes > floor(policy.toolInputTokens);
+  return !inTail && meta.payloadType === 'message' && meta.images > 0;
 }

@@ -11,6 +11,7 @@ import { CtxvmError } from '../../errors.js';
 import type { ClaudeTrimInput, ClaudeTrimStats } from '../trim/claude-trim.js';
 import type { PageOutOptions } from '../trim/page-out.js';
 import { TrimStreamWriter, type AnnotationDraft, type QueuedLine } from '../trim/stream-writer.js';
+import { takePrior, type PriorLine } from '../trim/compose.js';
 import { CODEX_ABORTED_OUTPUT } from './context.js';
 import { scanCodexSession, type CodexLineMeta } from './scan.js';
 import { planCodexTrim, type CodexRemovalReason, type CodexTrimPlan } from './trim-plan.js';
@@ -66,10 +67,9 @@ export async function trimCodexSession(opts: CodexTrimInput, packs: Omit<PageOut
   const counters = emptyCodexCounters();
   for (const reason of plan.removed.values()) counters[COUNTER_OF_REASON[reason]]++;
   const writer = await TrimStreamWriter.open(output, store, { what: 'rollout', ...packs });
-  // Threshold decisions use the tokenizer's fitted O(n) estimate, as the Claude trimmer does: it
-  // runs at or a little above the exact count, so a payload near the threshold may be paged out
-  // a little early, never kept too long.
-  const exceeds = (text: string, limit: number) => text.length > limit * 8 || (text.length * 2 > limit && tokens.estimate(text) > limit);
+  // Decisions use the tokenizer's fitted O(n) estimate, as the Claude trimmer does: it runs at or
+  // a little above the exact count.
+  const tokensOf = (text: string) => tokens.estimate(text);
   let removedLines = 0;
   let changedLines = 0;
   const blanks: RawLine[] = [];
@@ -86,7 +86,10 @@ export async function trimCodexSession(opts: CodexTrimInput, packs: Omit<PageOut
       }
       if (plan.removed.has(raw.line)) {
         for (const b of blanks.splice(0)) writer.addToRun(b);
-        writer.addToRun(raw);
+        // a line an earlier trim annotated stands for the originals it names
+        const prior = meta.annotated ? takePrior(raw, JSON.parse(raw.text) as Record<string, unknown>, input) : undefined;
+        if (prior) writer.addPriorToRun(prior);
+        else writer.addToRun(raw);
         removedLines++;
         await writer.sealIfDue();
         continue;
@@ -96,28 +99,59 @@ export async function trimCodexSession(opts: CodexTrimInput, packs: Omit<PageOut
       let value: CodexLine | undefined;
       let annotation: AnnotationDraft | undefined;
       let stubPack: QueuedLine['stubPack'];
-      const dropped = writer.endRun();
-      if (mayTransform(meta, plan, policy)) {
+      let original: QueuedLine['original'];
+      let prior: PriorLine | undefined;
+      if (meta.annotated) {
         value = JSON.parse(raw.text) as CodexLine;
-        // stubs point into the original line, so where it will be stored is needed first
-        const at = writer.nextLocation();
-        if (transformCodexLine(value, meta, { plan, policy, originalRef: at.location, exceeds, counters })) {
+        prior = takePrior(raw, value as Record<string, unknown>, input);
+      }
+      const dropped = writer.endRun();
+      let changed = false;
+      // stubs point into the original line, so where it will be stored is needed first
+      const at = writer.nextLocation();
+      if (mayTransform(meta, plan, policy)) {
+        value ??= JSON.parse(raw.text) as CodexLine;
+        changed = transformCodexLine(value, meta, { plan, policy, originalRef: at.location, tokensOf, counters });
+      }
+      if (prior) {
+        // composed with the earlier trim's annotation; a line nothing happens to stays as it was
+        if (changed || dropped) {
+          annotation = writer.composeDraft(prior, dropped);
+          if (!annotation.o && !annotation.s) {
+            if (changed) {
+              annotation.o = writer.storeOriginal(prior.original!, at);
+              stubPack = at.pack;
+            } else {
+              original = prior.original;
+              value = undefined;
+            }
+          }
+        } else value = undefined;
+      } else {
+        if (changed) {
           annotation = { o: writer.storeOriginal(raw, at) };
           stubPack = at.pack;
         } else value = undefined; // unchanged after all: the original bytes are written
+        if (dropped) {
+          // the run goes where it costs no extra stored line: after the previous line when that one
+          // is annotated anyway (changed or inserted), else before this one
+          const prev = writer.held?.annotation;
+          if (prev && (prev.o || prev.s) && !prev.t) prev.t = dropped;
+          else annotation = { ...(annotation ?? {}), d: dropped };
+        }
+        // a line a version 1 annotation names is wrapped whole: restore undoes it level by level
+        if (meta.annotated) annotation ??= {};
       }
-      if (dropped) {
-        // the run goes where it costs no extra stored line: after the previous line when that one
-        // is annotated anyway (changed or inserted), else before this one
-        const prev = writer.held?.annotation;
-        if (prev && (prev.o || prev.s) && !prev.t) prev.t = dropped;
-        else annotation = { ...(annotation ?? {}), d: dropped };
-      }
-      // a line an earlier trim annotated is wrapped, never passed on with the old annotation:
-      // restore then undoes this trim only (and once more, the earlier one)
-      if (meta.annotated) annotation ??= {};
       if (annotation) changedLines++;
-      await writer.queue({ raw, eol: raw.eol, ...(value ? { value } : {}), ...(annotation ? { annotation } : {}), ...(stubPack ? { stubPack } : {}) });
+      await writer.queue({
+        raw,
+        eol: raw.eol,
+        ...(value ? { value } : {}),
+        ...(annotation ? { annotation } : {}),
+        ...(stubPack ? { stubPack } : {}),
+        ...(original ? { original } : {}),
+        ...(prior && !annotation ? { prior } : {}),
+      });
 
       const open = plan.unanswered.get(raw.line);
       if (open) {
@@ -130,12 +164,8 @@ export async function trimCodexSession(opts: CodexTrimInput, packs: Omit<PageOut
     if (!writer.runOpen) for (const b of blanks.splice(0)) await writer.queue({ raw: b, eol: b.eol });
     else for (const b of blanks.splice(0)) writer.addToRun(b);
     const trailing = writer.endRun();
-    const last = writer.held;
-    if (!last) throw new CtxvmError('E_INVALID', `${input}: trimming would leave an empty rollout; nothing was written`);
-    if (trailing) {
-      if (!last.annotation) changedLines++;
-      last.annotation = { ...(last.annotation ?? {}), t: trailing };
-    }
+    if (!writer.held) throw new CtxvmError('E_INVALID', `${input}: trimming would leave an empty rollout; nothing was written`);
+    if (trailing && writer.attachTrailing(trailing)) changedLines++;
     const done = await writer.finish(opts.check);
     return {
       inputBytes: index.totalBytes,

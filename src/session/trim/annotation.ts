@@ -3,9 +3,15 @@
  * It is a top-level `ctxvm` field — agents ignore unknown top-level fields and never send them
  * to the model — holding what is needed to rebuild the original file byte for byte.
  *
- * Version 2 (written now). Originals live in page-out packs (see page-out.ts) in lifted form
- * (see lift.ts); a `PackPart` names a byte range of one pack and, when UUIDs were lifted out of
- * it, the byte range of the per-trim id object holding them:
+ * Version 3 (written now) is version 2 with digests: every part ends with the first 16 hex digits
+ * of the SHA-256 of the original bytes it restores, and an `a: 1` line carries `h`, the same digest
+ * of its original line (terminator included), so restore and page-in verify what they rebuild.
+ * A re-trim composes annotations instead of nesting them: parts always restore the first
+ * original, so one restore undoes any number of trims.
+ *
+ * Version 2. Originals live in page-out packs (see page-out.ts) in lifted form (see lift.ts); a
+ * `PackPart` names a byte range of one pack and, when UUIDs were lifted out of it, the byte range
+ * of the per-trim id object holding them:
  *
  * - `o`: part holding this line's original (with its terminator) — the line was changed;
  * - `d`: parts holding the run of original lines removed just before this line, in order;
@@ -22,22 +28,61 @@ import { ParseError } from '../../errors.js';
 
 export const ANNOTATION_KEY = 'ctxvm';
 /** Version of the annotations this build writes. */
-export const ANNOTATION_VERSION = 2;
+export const ANNOTATION_VERSION = 3;
+
+/** Hex digits of SHA-256 a digest keeps (64 bits: an accidental match is out of reach). */
+export const DIGEST_HEX = 16;
 
 /**
  * A stored piece of original bytes: `[pack, offset, length]` of lifted text in a pack object
- * (offsets in uncompressed bytes), followed by `[ids, idOffset, idLength]` when UUIDs were lifted.
+ * (offsets in uncompressed bytes), followed by `[ids, idOffset, idLength]` when UUIDs were lifted,
+ * and (version 3) by the digest of the bytes it restores.
  */
-export type PackPart = [pack: string, offset: number, length: number] | [pack: string, offset: number, length: number, ids: string, idOffset: number, idLength: number];
+export type PackPart =
+  | [pack: string, offset: number, length: number]
+  | [pack: string, offset: number, length: number, ids: string, idOffset: number, idLength: number]
+  | [pack: string, offset: number, length: number, digest: string]
+  | [pack: string, offset: number, length: number, ids: string, idOffset: number, idLength: number, digest: string];
 
-/** A version 2 annotation (written by this build). */
+/** A version 2 or 3 annotation (3 is written by this build). */
 export interface TrimAnnotation {
-  v: 2;
+  v: 2 | 3;
   a?: 1;
+  /** Digest of the original line of an `a: 1` line (version 3). */
+  h?: string;
   o?: PackPart;
   d?: PackPart[];
   t?: PackPart[];
   s?: true;
+  /**
+   * Where the original of a line holding stubs is, for page-in only (version 3): a branch of a
+   * trimmed session keeps this instead of the restore fields, which belong to its source.
+   */
+  p?: PackPart;
+}
+
+/** True for an annotation that only says where stubs page in from (nothing to restore). */
+export function isPageInOnly(a: AnyTrimAnnotation): boolean {
+  return a.v !== 1 && a.p !== undefined && a.o === undefined && a.d === undefined && a.t === undefined && !a.a && !a.s;
+}
+
+/** The part a line's stubs page in from: its stored original, or a branch's page-in pointer. */
+export function pageInPart(a: unknown): PackPart | undefined {
+  if (!a || typeof a !== 'object' || Array.isArray(a)) return undefined;
+  const ann = a as { v?: unknown; o?: unknown; p?: unknown };
+  if (ann.v === 1) return undefined;
+  if (isPackPart(ann.p)) return ann.p;
+  return isPackPart(ann.o) ? ann.o : undefined;
+}
+
+/** The digest of a part, when it has one. */
+export function partDigest(p: PackPart): string | undefined {
+  return p.length === 4 ? p[3] : p.length === 7 ? p[6] : undefined;
+}
+
+/** The id-object range of a part, when UUIDs were lifted out of it. */
+export function partIds(p: PackPart): { hash: string; offset: number; length: number } | undefined {
+  return p.length >= 6 ? { hash: p[3] as string, offset: p[4] as number, length: p[5] as number } : undefined;
 }
 
 /** A version 1 annotation (written by earlier builds; restored, never written). */
@@ -89,12 +134,16 @@ export function mayCarryAnnotation(bytes: Buffer): boolean {
 }
 
 const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+const isDigest = (x: unknown): x is string => typeof x === 'string' && x.length === DIGEST_HEX && /^[0-9a-f]+$/.test(x);
 
-/** True when `x` is a well-formed `PackPart`. */
-export function isPackPart(x: unknown): x is PackPart {
-  if (!Array.isArray(x) || (x.length !== 3 && x.length !== 6)) return false;
+/** True when `x` is a well-formed `PackPart` (of version 2, or with a digest of version 3). */
+export function isPackPart(x: unknown, withDigest?: boolean): x is PackPart {
+  if (!Array.isArray(x) || ![3, 4, 6, 7].includes(x.length)) return false;
   if (!isSha256Hex(x[0]) || !isCount(x[1]) || !isCount(x[2])) return false;
-  return x.length === 3 || (isSha256Hex(x[3]) && isCount(x[4]) && isCount(x[5]));
+  const digested = x.length === 4 || x.length === 7;
+  if (withDigest !== undefined && digested !== withDigest) return false;
+  if (digested && !isDigest(x[x.length - 1])) return false;
+  return x.length < 6 || (isSha256Hex(x[3]) && isCount(x[4]) && isCount(x[5]));
 }
 
 /** Reads and checks the annotation of a parsed line; undefined when there is none. */
@@ -116,12 +165,16 @@ export function readAnnotation(value: unknown, where: { file: string; line: numb
     }
     return ann as unknown as TrimAnnotationV1;
   }
-  if (ann.v !== ANNOTATION_VERSION) throw bad(`unsupported version ${String(ann.v)}`);
-  if (ann.o !== undefined && !isPackPart(ann.o)) throw bad('field o is not a pack part');
+  if (ann.v !== 2 && ann.v !== 3) throw bad(`unsupported version ${String(ann.v)}`);
+  // version 3 parts carry digests; composed annotations may also hold version 2 parts of older trims
+  const digested = ann.v === 3 ? undefined : false;
+  if (ann.o !== undefined && !isPackPart(ann.o, digested)) throw bad('field o is not a pack part');
   for (const k of ['d', 't'] as const) {
     const v = ann[k];
-    if (v !== undefined && (!Array.isArray(v) || v.length === 0 || !v.every(isPackPart))) throw bad(`field ${k} is not a list of pack parts`);
+    if (v !== undefined && (!Array.isArray(v) || v.length === 0 || !v.every((p) => isPackPart(p, digested)))) throw bad(`field ${k} is not a list of pack parts`);
   }
+  if (ann.h !== undefined && (ann.v !== 3 || !isDigest(ann.h))) throw bad('field h is not a digest');
+  if (ann.p !== undefined && (ann.v !== 3 || !isPackPart(ann.p))) throw bad('field p is not a pack part');
   return ann as unknown as TrimAnnotation;
 }
 
@@ -136,10 +189,11 @@ export function annotationObjects(annotation: unknown): string[] {
   const part = (p: unknown) => {
     if (!Array.isArray(p)) return;
     if (isSha256Hex(p[0])) out.push(p[0]);
-    if (isSha256Hex(p[3])) out.push(p[3]);
+    if (p.length >= 6 && isSha256Hex(p[3])) out.push(p[3]);
   };
   if (isSha256Hex(ann.o)) out.push(ann.o);
   else part(ann.o);
+  part(ann.p);
   for (const field of [ann.d, ann.t]) {
     if (isSha256Hex(field)) out.push(field);
     else if (Array.isArray(field)) for (const x of field) isSha256Hex(x) ? out.push(x) : part(x);

@@ -14,6 +14,9 @@ import type { ClaudeTrimPlan } from './claude-plan.js';
 import { emptyCounters, transformClaudeLine, type TrimCounters } from './claude-transform.js';
 import type { TrimPolicy } from './policy.js';
 import type { AnnotationDraft, QueuedLine, TrimStreamWriter } from './stream-writer.js';
+import { mayCarryAnnotation } from './annotation.js';
+import { takePrior, type PriorLine } from './compose.js';
+import type { LineBytes } from './page-out.js';
 
 /** What to do with a line: pass it through like a blank line, remove it, or keep it (transformed). */
 export type LineRoute = { kind: 'pass' } | { kind: 'removed'; regions?: readonly number[] | null } | { kind: 'kept'; meta: LineMeta };
@@ -70,7 +73,11 @@ export class ClaudeLineTrimmer {
   readonly #policy: TrimPolicy;
   readonly #writer: TrimStreamWriter;
   readonly #smallest: number;
-  readonly #exceeds: (text: string, limit: number) => boolean;
+  /** Smallest payload threshold inside the protected tail (Infinity: the tail is left alone). */
+  readonly #tail: number;
+  readonly #tokensOf: (text: string) => number;
+  /** The first stub says how to page in; a file an earlier trim annotated has said it already. */
+  readonly #legend = { pending: true };
   readonly #syntheticParent = new Map<string, string>(); // anchor uuid → synthetic uuid
   #held: RawLine[] = []; // blank or non-object lines waiting to know whether removed lines follow
 
@@ -81,22 +88,35 @@ export class ClaudeLineTrimmer {
     this.#writer = options.writer;
     const { policy, tokens } = options;
     this.#smallest = Math.min(policy.toolResultTokens, policy.toolInputTokens, ...Object.values(policy.tools).map((t) => t.toolResultTokens ?? Infinity));
-    // Threshold decisions use the tokenizer's fitted O(n) estimate, not BPE: the BPE tables alone
-    // would cost ~70 MB of RSS and most of the time budget. The estimate runs 5-65% above the
-    // exact count, so a payload near the threshold may be paged out a little early, never kept too long.
-    this.#exceeds = (text, limit) => text.length > limit * 8 || (text.length * 2 > limit && tokens.estimate(text) > limit);
+    this.#tail = policy.tailPayloadTokens > 0 ? Math.max(this.#smallest, policy.tailPayloadTokens) : Infinity;
+    // Decisions use the tokenizer's fitted O(n) estimate, not BPE: the BPE tables alone would cost
+    // ~70 MB of RSS and most of the time budget. The estimate runs 5-65% above the exact count.
+    this.#tokensOf = (text) => tokens.estimate(text);
   }
 
   /** Whether the transform could change this line (else it is copied without being parsed). */
   #mayChange(meta: LineMeta): boolean {
     const { plan } = this;
     const policy = this.#policy;
+    for (const r of meta.toolResults) if (plan.orphanResults.has(r.toolUseId)) return true;
+    const hasPayload = meta.toolResults.length > 0 || meta.toolUses.length > 0;
+    // a payload of n characters holds at least n/8 tokens of ordinary text and at most ~2n
+    if (meta.line >= plan.protectedFromLine) return hasPayload && meta.payloadChars * 2 > this.#tail;
     if (meta.hasToolUseResult && policy.toolUseResult) return true;
     if (meta.hasImage && policy.images) return true;
     if (policy.thinking && meta.blockTypes.some((t) => t === 'thinking' || t === 'redacted_thinking')) return true;
-    for (const r of meta.toolResults) if (plan.vanishingToolUses.has(r.toolUseId) || plan.supersededReads.has(r.toolUseId)) return true;
-    // a payload of n characters holds at least n/8 tokens of ordinary text and at most ~2n
-    return (meta.toolResults.length > 0 || meta.toolUses.length > 0) && meta.payloadChars * 2 > this.#smallest;
+    for (const r of meta.toolResults) if (plan.supersededReads.has(r.toolUseId)) return true;
+    return hasPayload && meta.payloadChars * 2 > this.#smallest;
+  }
+
+  #prior(raw: RawLine): PriorLine | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.text);
+    } catch {
+      return undefined;
+    }
+    return value && typeof value === 'object' && !Array.isArray(value) ? takePrior(raw, value as Record<string, unknown>, this.#input) : undefined;
   }
 
   #parse(raw: RawLine): ClaudeLine {
@@ -126,7 +146,10 @@ export class ClaudeLineTrimmer {
         for (const h of this.#held) writer.addToRun(h);
         this.#held = [];
       }
-      writer.addToRun(raw, route.regions);
+      // a line an earlier trim annotated stands for the originals it names
+      const prior = mayCarryAnnotation(raw.bytes) ? this.#prior(raw) : undefined;
+      if (prior) writer.addPriorToRun(prior);
+      else writer.addToRun(raw, route.regions);
       this.removedLines++;
       return writer.sealDue ? writer.sealIfDue() : undefined;
     }
@@ -138,39 +161,68 @@ export class ClaudeLineTrimmer {
     for (const h of this.#held) await writer.queue({ raw: h, eol: h.eol });
     this.#held = [];
     const { plan } = this;
+    if (meta.annotated) this.#legend.pending = false;
     let value: ClaudeLine | undefined;
     let annotation: AnnotationDraft | undefined;
     let stubPack: QueuedLine['stubPack'];
     const needsParse =
       meta.annotated ||
-      (raw.line < plan.protectedFromLine && this.#mayChange(meta)) ||
+      this.#mayChange(meta) ||
+      plan.reparent.has(raw.line) ||
       (meta.parentUuid && (plan.relink.has(meta.parentUuid) || this.#syntheticParent.has(meta.parentUuid))) ||
       writer.runOpen ||
       plan.unanswered.has(raw.line);
+    let original: LineBytes | undefined;
+    let prior: PriorLine | undefined;
     if (needsParse) {
       value = this.#parse(raw);
+      prior = meta.annotated ? takePrior(raw, value as Record<string, unknown>, this.#input) : undefined;
       const dropped = writer.endRun();
       // stubs point into the original line, so where it will be stored is needed first
       const at = writer.nextLocation();
-      let changed = transformClaudeLine(value, meta, { plan, policy: this.#policy, originalRef: at.location, exceeds: this.#exceeds, counters: this.counters });
+      let changed = transformClaudeLine(value, meta, { plan, policy: this.#policy, originalRef: at.location, tokensOf: this.#tokensOf, counters: this.counters, legend: this.#legend });
       if (typeof value.parentUuid === 'string' && this.#syntheticParent.has(value.parentUuid)) {
         value.parentUuid = this.#syntheticParent.get(value.parentUuid)!;
         changed = true;
       }
-      // a line an earlier trim annotated gets this trim's annotation (its bytes, old annotation
-      // included, become the original): restore then undoes exactly one trim at a time
-      if (meta.annotated) changed = true;
-      if (changed) {
-        this.changedLines++;
-        annotation = { o: writer.storeOriginal(raw, at), ...(dropped ? { d: dropped } : {}) };
-        stubPack = at.pack;
+      if (prior) {
+        // composed with the earlier trim's annotation; a line nothing happens to stays as it was
+        if (changed || dropped) {
+          this.changedLines++;
+          annotation = writer.composeDraft(prior, dropped);
+          if (!annotation.o && !annotation.s) {
+            if (changed) {
+              annotation.o = writer.storeOriginal(prior.original!, at);
+              stubPack = at.pack;
+            } else {
+              original = prior.original;
+              value = undefined;
+            }
+          }
+        } else value = undefined;
       } else {
-        // unchanged after all: the original bytes are written (with the run's annotation appended)
-        value = undefined;
-        if (dropped) annotation = { d: dropped };
+        // a line a version 1 annotation names is wrapped whole: restore undoes it level by level
+        if (meta.annotated) changed = true;
+        if (changed) {
+          this.changedLines++;
+          annotation = { o: writer.storeOriginal(raw, at), ...(dropped ? { d: dropped } : {}) };
+          stubPack = at.pack;
+        } else {
+          // unchanged after all: the original bytes are written (with the run's annotation appended)
+          value = undefined;
+          if (dropped) annotation = { d: dropped };
+        }
       }
     }
-    await writer.queue({ raw, eol: raw.eol, ...(value ? { value: value as Record<string, unknown> } : {}), ...(annotation ? { annotation } : {}), ...(stubPack ? { stubPack } : {}) });
+    await writer.queue({
+      raw,
+      eol: raw.eol,
+      ...(value ? { value: value as Record<string, unknown> } : {}),
+      ...(annotation ? { annotation } : {}),
+      ...(stubPack ? { stubPack } : {}),
+      ...(original ? { original } : {}),
+      ...(prior && !annotation ? { prior } : {}),
+    });
 
     const open = plan.unanswered.get(raw.line);
     if (open) {
@@ -193,10 +245,6 @@ export class ClaudeLineTrimmer {
     const trailing = writer.endRun();
     const last = writer.held;
     if (!last) throw new CtxvmError('E_INVALID', `${this.#input}: trimming would leave an empty transcript; nothing was written`);
-    if (trailing) {
-      last.annotation ??= {};
-      last.annotation.t = trailing;
-      if (!last.annotation.s && !last.annotation.o) this.changedLines++;
-    }
+    if (trailing && writer.attachTrailing(trailing)) this.changedLines++;
   }
 }

@@ -7,10 +7,10 @@
  */
 import type { ClaudeIndex, LineMeta } from '../claude/scan.js';
 import type { TrimPolicy } from './policy.js';
-import { resolvePreserved } from '../claude/chain.js';
+import { resolvePreserved, selectClaudeChain } from '../claude/chain.js';
 import type { FoldedLines } from './claude-index.js';
 
-export type RemovalReason = 'before-compaction' | 'metadata' | 'thinking' | 'orphan-result';
+export type RemovalReason = 'before-compaction' | 'metadata' | 'thinking';
 
 /** Read access to an id → id map. */
 export interface IdLookup {
@@ -23,10 +23,19 @@ export interface ClaudeTrimPlan {
   removed: Map<number, RemovalReason>;
   /** Lines before this 1-based number were folded in pass 1: removed, except `folded.kept` and non-objects. */
   windowStart: number;
-  /** Lines at or after this 1-based number are left untouched (the last K turns). */
+  /** Lines at or after this 1-based number are the protected tail (the last K turns). */
   protectedFromLine: number;
-  /** tool_use ids whose tool_use vanished with pre-boundary content: their results are orphans. */
+  /** First lines of the assistant messages before the tail, in file order (how old a line is). */
+  turnStarts: number[];
+  /** tool_use ids whose tool_use vanished with pre-boundary content. */
   vanishingToolUses: Set<string>;
+  /**
+   * tool_use ids answered by results the agent would drop as orphans: the call vanished with
+   * pre-boundary content, or is in no line of the file (a session that continues another).
+   */
+  orphanResults: Set<string>;
+  /** Line number → the parentUuid it gets: a parent that names no line becomes the line Claude Code bridges to, or a root. */
+  reparent: Map<number, string | null>;
   /** tool_use ids of Read calls superseded by a newer read of the same file. */
   supersededReads: Set<string>;
   /** tool_use id → tool name and identifying input. */
@@ -41,9 +50,11 @@ function isThinkingType(t: string): boolean {
   return t === 'thinking' || t === 'redacted_thinking';
 }
 
-/** Index in `lines` of the first line of the K-th last assistant message after `start`. */
-function protectedStart(lines: LineMeta[], start: number, keepLastTurns: number): number {
-  if (keepLastTurns <= 0) return Number.POSITIVE_INFINITY;
+/**
+ * The first line of the K-th last assistant message after `start` (the protected tail), and the
+ * first lines of the assistant messages before it.
+ */
+function protectedStart(lines: LineMeta[], start: number, keepLastTurns: number): { from: number; turnStarts: number[] } {
   const firstLineOfMessage: number[] = [];
   let lastId: string | undefined;
   for (let i = start; i < lines.length; i++) {
@@ -53,9 +64,28 @@ function protectedStart(lines: LineMeta[], start: number, keepLastTurns: number)
     if (id !== lastId) firstLineOfMessage.push(m.line);
     lastId = id;
   }
-  if (firstLineOfMessage.length === 0) return Number.POSITIVE_INFINITY;
+  if (keepLastTurns <= 0 || firstLineOfMessage.length === 0) return { from: Number.POSITIVE_INFINITY, turnStarts: firstLineOfMessage };
   const k = Math.min(keepLastTurns, firstLineOfMessage.length);
-  return firstLineOfMessage[firstLineOfMessage.length - k]!;
+  return { from: firstLineOfMessage[firstLineOfMessage.length - k]!, turnStarts: firstLineOfMessage.slice(0, firstLineOfMessage.length - k) };
+}
+
+/**
+ * How many round trips before the protected tail a line is: 0 for the last one before it, -1
+ * inside the tail. A tool result belongs to the round trip of the call it answers (the assistant
+ * message that starts at or before it).
+ */
+export function ageOfLine(plan: Pick<ClaudeTrimPlan, 'protectedFromLine' | 'turnStarts'>, line: number): number {
+  if (line >= plan.protectedFromLine) return -1;
+  const starts = plan.turnStarts;
+  // assistant messages starting after `line` (binary search for the first start > line)
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! > line) hi = mid;
+    else lo = mid + 1;
+  }
+  return Math.max(0, starts.length - lo - 1);
 }
 
 /** The plan for lines pass 1 folds as it reads them: all removed but summaries, relinked by what folding knows. */
@@ -64,7 +94,10 @@ export function foldedLinesPlan(folded: FoldedLines): ClaudeTrimPlan {
     removed: new Map(),
     windowStart: 1,
     protectedFromLine: Number.POSITIVE_INFINITY,
+    turnStarts: [],
     vanishingToolUses: folded.toolUseIds,
+    orphanResults: new Set(),
+    reparent: new Map(),
     supersededReads: new Set(),
     tools: new Map(),
     relink: folded.relink,
@@ -107,7 +140,7 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
   const byUuid = new Map<string, LineMeta>();
   for (const m of lines) if (m.uuid) byUuid.set(m.uuid, m);
   const preserved = new Set(boundary >= 0 ? (resolvePreserved(lines[boundary], byUuid)?.uuids ?? []) : []);
-  const protectedFromLine = protectedStart(lines, Math.max(0, boundary), policy.keepLastTurns);
+  const { from: protectedFromLine, turnStarts } = protectedStart(lines, Math.max(0, boundary), policy.keepLastTurns);
 
   for (const m of lines) for (const u of m.toolUses) tools.set(u.id, { name: u.name, ...(u.target ? { target: u.target } : {}) });
 
@@ -133,9 +166,18 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
     } else if (policy.thinking && m.kind === 'assistant' && m.blockTypes.length > 0 && m.blockTypes.every(isThinkingType)) {
       // Claude Code drops a reply made only of thinking anyway, so removing the line keeps the structure
       removed.set(m.line, 'thinking');
-    } else if (m.kind === 'user' && m.toolResults.length > 0 && m.blockTypes.length === m.toolResults.length && m.toolResults.every((r) => vanishingToolUses.has(r.toolUseId))) {
-      removed.set(m.line, 'orphan-result');
     }
+  }
+
+  // 3b. results the agent would drop as orphans: their call vanished with pre-boundary content, or
+  //     is in no line of the file at all (a session that continues another one)
+  const present = new Set<string>();
+  for (const m of lines) if (!removed.has(m.line)) for (const u of m.toolUses) present.add(u.id);
+  const orphanResults = new Set<string>();
+  for (let i = Math.max(0, boundary); i < lines.length; i++) {
+    const m = lines[i]!;
+    if (removed.has(m.line) || m.isSidechain) continue;
+    for (const r of m.toolResults) if (vanishingToolUses.has(r.toolUseId) || !present.has(r.toolUseId)) orphanResults.add(r.toolUseId);
   }
 
   // 4. superseded reads: only the newest read of each file keeps its content
@@ -146,24 +188,41 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
     for (const m of lines) for (const u of m.toolUses) if (u.name === 'Read' && u.target && newestRead.get(u.target) !== u.id) supersededReads.add(u.id);
   }
 
-  // 5. relink children of removed lines to the nearest kept ancestor (parents precede children;
-  //    folded lines, all earlier, were linked in pass 1)
-  const windowRelink = new Map<string, string | null>();
+  // 5. parents that name no line get the line Claude Code would bridge to, or none (the walk would
+  //    end there anyway): the file then says what the agent does, whatever is removed around it
+  const known = new Set<string>();
+  for (const m of lines) if (m.uuid) known.add(m.uuid);
   const foldedRelink = index.folded?.relink;
+  const bridgeTo = new Map<number, string | null>();
+  const dangling = lines.filter((m) => typeof m.parentUuid === 'string' && !known.has(m.parentUuid) && foldedRelink?.has(m.parentUuid) !== true);
+  if (dangling.length > 0) {
+    const chain = selectClaudeChain(index);
+    const uuidOfLine = new Map<number, string>();
+    for (const m of lines) if (m.uuid) uuidOfLine.set(m.line, m.uuid);
+    const bridged = new Map(chain.missingParents.filter((x) => x.bridgedTo !== undefined).map((x) => [x.line, uuidOfLine.get(x.bridgedTo!)] as const));
+    for (const m of dangling) bridgeTo.set(m.line, bridged.get(m.line) ?? null);
+  }
+  const parentOf = (m: LineMeta) => (bridgeTo.has(m.line) ? bridgeTo.get(m.line)! : (m.parentUuid ?? null));
+
+  // 5b. relink children of removed lines to the nearest kept ancestor (parents precede children;
+  //     folded lines, all earlier, were linked in pass 1)
+  const windowRelink = new Map<string, string | null>();
   const relink: IdLookup = {
     has: (id) => windowRelink.has(id) || foldedRelink?.has(id) === true,
     get: (id) => (windowRelink.has(id) ? windowRelink.get(id) : foldedRelink?.get(id)),
   };
-  for (const m of lines) {
-    if (!removed.has(m.line) || !m.uuid) continue;
-    let parent = m.parentUuid ?? null;
-    while (parent !== null && relink.has(parent)) parent = relink.get(parent)!;
-    windowRelink.set(m.uuid, parent);
-  }
+  const keptAncestor = (parent: string | null) => {
+    let p = parent;
+    for (let hops = 0; p !== null && relink.has(p) && hops < lines.length + 1; hops++) p = relink.get(p)!;
+    return p;
+  };
+  for (const m of lines) if (removed.has(m.line) && m.uuid) windowRelink.set(m.uuid, keptAncestor(parentOf(m)));
+  const reparent = new Map<number, string | null>();
+  for (const m of dangling) if (!removed.has(m.line)) reparent.set(m.line, keptAncestor(bridgeTo.get(m.line)!));
 
   // 6. tool calls nobody answers although the conversation goes on after them
   const answered = new Set<string>();
-  for (const m of lines) if (!removed.has(m.line)) for (const r of m.toolResults) if (!vanishingToolUses.has(r.toolUseId)) answered.add(r.toolUseId);
+  for (const m of lines) if (!removed.has(m.line)) for (const r of m.toolResults) if (!orphanResults.has(r.toolUseId)) answered.add(r.toolUseId);
   const unanswered = new Map<number, string[]>();
   let lastConversationLine = 0;
   for (const m of lines) if ((m.kind === 'user' || m.kind === 'assistant') && !m.isSidechain && !removed.has(m.line)) lastConversationLine = m.line;
@@ -178,5 +237,5 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
     unanswered.set(anchor, [...(unanswered.get(anchor) ?? []), ...open]);
   }
 
-  return { removed, windowStart: index.windowStart ?? 1, protectedFromLine, vanishingToolUses, supersededReads, tools, relink, unanswered };
+  return { removed, windowStart: index.windowStart ?? 1, protectedFromLine, turnStarts, vanishingToolUses, orphanResults, reparent, supersededReads, tools, relink, unanswered };
 }

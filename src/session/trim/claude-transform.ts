@@ -2,13 +2,14 @@
  * Pass 3, one line at a time: apply the plan to a parsed transcript line. Returns whether the
  * line changed; the caller stores the original bytes and annotates. User text and assistant
  * text are never touched; tool names and identifying inputs stay; bulky payloads become stubs
- * that point into the stored original line.
+ * that point into the stored original line, sized to what they replace (policy.ts). Stubs an
+ * earlier trim wrote are left as they are, so trimming a trimmed file changes only what is new.
  */
 import type { ClaudeLine, ContentBlock, ToolResultBlock, ToolUseBlock, ImageBlock } from '../claude/types.js';
 import type { LineMeta } from '../claude/scan.js';
-import type { ClaudeTrimPlan } from './claude-plan.js';
-import { toolResultThreshold, type TrimPolicy } from './policy.js';
-import { countLines, estimateTokens, formatInt, jsonPointer, payloadRef, renderStub } from './stub.js';
+import { ageOfLine, type ClaudeTrimPlan } from './claude-plan.js';
+import { excerptBudget, thresholdAtAge, toolResultThreshold, type TrimPolicy } from './policy.js';
+import { countLines, isStub, jsonPointer, PAGE_IN_LEGEND, payloadRef, renderStub, type ExcerptShape, type PayloadFacts } from './stub.js';
 
 /** Counts what a transform paged out, for the report. */
 export interface TrimCounters {
@@ -31,13 +32,23 @@ export interface TransformContext {
   policy: TrimPolicy;
   /** Where this line's original will be stored, `<pack>#<offset>` (known before the transform; see payloadRef). */
   originalRef: string;
-  /** Tokens above `limit`? Exact when possible; callers pass the real tokenizer. */
-  exceeds(text: string, limit: number): boolean;
+  /** Estimated tokens of a text (the tokenizer's fitted O(n) estimate). */
+  tokensOf(text: string): number;
   counters: TrimCounters;
+  /** Whether the page-in legend is still to be said (the first stub of a trim says it). */
+  legend?: { pending: boolean };
 }
 
 /** Identifying tool inputs that are never paged out. */
-const IDENTIFYING_INPUTS = new Set(['file_path', 'path', 'notebook_path', 'command', 'pattern', 'glob', 'url', 'query', 'description', 'subagent_type', 'cell_id', 'replace_all', 'offset', 'limit']);
+const IDENTIFYING_INPUTS = new Set(['file_path', 'path', 'notebook_path', 'command', 'pattern', 'glob', 'url', 'query', 'description', 'subagent_type', 'cell_id', 'replace_all', 'offset', 'limit', 'skill']);
+
+/** Which part of a tool's output a later turn most likely looks at. */
+function shapeFor(tool: string | undefined): ExcerptShape {
+  if (!tool) return 'head-tail';
+  if (/^(Bash|BashOutput|KillShell|shell|exec_command|local_shell)$/i.test(tool)) return 'tail';
+  if (/^(Grep|Glob|LS|Read|NotebookRead|WebSearch|ToolSearch)$/.test(tool) || /search|list|find/i.test(tool)) return 'head';
+  return 'head-tail';
+}
 
 /** The text of a tool_result's content (text blocks joined), and whether it holds images. */
 function resultText(content: ToolResultBlock['content']): { text: string; images: number; bytes: number } {
@@ -59,60 +70,87 @@ function resultText(content: ToolResultBlock['content']): { text: string; images
   return { text, images, bytes };
 }
 
-function statusOf(block: ToolResultBlock, line: ClaudeLine): string {
+function statusOf(block: ToolResultBlock, line: ClaudeLine): string | undefined {
   const tur = line.toolUseResult as Record<string, unknown> | undefined;
   const parts: string[] = [];
   if (block.is_error) parts.push('error');
   if (tur && typeof tur === 'object') {
-    if (typeof tur.exitCode === 'number') parts.push(`exit ${tur.exitCode}`);
+    if (typeof tur.exitCode === 'number' && tur.exitCode !== 0) parts.push(`exit ${tur.exitCode}`);
     if (tur.interrupted === true) parts.push('interrupted');
   }
-  return parts.join(', ') || 'ok';
+  return parts.join(', ') || undefined;
 }
 
 function imageStub(image: ImageBlock, ref: string): ContentBlock {
   const data = String(image.source?.data ?? '');
   const media = image.source?.media_type ?? 'image';
-  const approxBytes = Math.floor((data.length * 3) / 4);
-  return { type: 'text', text: `[ctxvm paged out: ${media} image, ${(approxBytes / 1024).toFixed(1)} KB]\npage in: ctxvm session page-in ${ref}` };
+  return { type: 'text', text: renderStub({ what: `${media} image`, bytes: Math.floor((data.length * 3) / 4), ref }, { excerptChars: 0 }) };
 }
 
-function transformToolResult(block: ToolResultBlock, blockIndex: number, line: ClaudeLine, ctx: TransformContext): ToolResultBlock | undefined {
-  const { plan, policy } = ctx;
-  if (plan.vanishingToolUses.has(block.tool_use_id)) {
-    ctx.counters.orphanResults++;
-    return undefined;
+/** Tokens of a payload, estimated (very long ones by length: they are far past any threshold). */
+function payloadTokens(text: string, ctx: TransformContext): number {
+  return text.length > 200_000 ? Math.ceil(text.length / 4) : ctx.tokensOf(text);
+}
+
+/**
+ * The stub for a payload of `tokens` tokens, or undefined when none would cost at most the
+ * policy's share of it (the payload then stays). The excerpt is dropped before giving up.
+ */
+export function affordableStub(facts: PayloadFacts, tokens: number, ctx: { policy: TrimPolicy; tokensOf(text: string): number; legend?: { pending: boolean } }): string | undefined {
+  const limit = tokens * ctx.policy.maxStubShare;
+  const tries: PayloadFacts[] = ctx.legend?.pending ? [{ ...facts, legend: PAGE_IN_LEGEND }, facts] : [facts];
+  for (const f of tries) {
+    for (const excerptChars of [excerptBudget(ctx.policy, tokens), 0]) {
+      const stub = renderStub(f, { excerptChars });
+      if (ctx.tokensOf(stub) <= limit) {
+        if (f.legend && ctx.legend) ctx.legend.pending = false;
+        return stub;
+      }
+    }
   }
+  return undefined;
+}
+
+/** An orphan result (its call is not in what the agent loads) becomes a text stub saying so. */
+function orphanStub(block: ToolResultBlock, ctx: TransformContext): ContentBlock {
+  const { text, bytes } = resultText(block.content);
+  ctx.counters.orphanResults++;
+  return { type: 'text', text: renderStub({ what: 'a result whose call is not in this session', lines: countLines(text), bytes, reason: `tool_use_id ${block.tool_use_id}` }, { excerptChars: 0 }) };
+}
+
+function transformToolResult(block: ToolResultBlock, blockIndex: number, line: ClaudeLine, age: number, ctx: TransformContext): ToolResultBlock | undefined {
+  const { plan, policy } = ctx;
   const tool = plan.tools.get(block.tool_use_id);
-  const threshold = toolResultThreshold(policy, tool?.name);
+  const base = toolResultThreshold(policy, tool?.name);
+  if (base === undefined) return block;
+  // an error is worth as much as anything recent: it goes only above the tail's threshold
+  const threshold = block.is_error && policy.keepErrors ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
   if (threshold === undefined) return block;
-  if (block.is_error && policy.keepErrors) return block;
+  if (isStub(block.content) || (Array.isArray(block.content) && block.content.length === 1 && isStub((block.content[0] as { text?: unknown })?.text))) return block;
   const { text, images, bytes } = resultText(block.content);
-  const superseded = plan.supersededReads.has(block.tool_use_id);
-  const pointer = jsonPointer(['message', 'content', blockIndex, 'content']);
-  const ref = payloadRef(ctx.originalRef, pointer);
-  if (superseded || (text && ctx.exceeds(text, threshold))) {
-    const tokens = estimateTokens(text);
-    const stub = renderStub(
+  const superseded = age >= 0 && plan.supersededReads.has(block.tool_use_id);
+  const tokens = text ? payloadTokens(text, ctx) : 0;
+  if (text && (superseded || tokens > threshold)) {
+    const status = statusOf(block, line);
+    const stub = affordableStub(
       {
-        what: 'tool result',
-        ...(tool?.name ? { tool: tool.name } : {}),
-        ...(tool?.target ? { target: tool.target } : {}),
-        status: statusOf(block, line),
-        tokens,
+        ...(status ? { status } : {}),
         lines: countLines(text),
         bytes,
-        text,
+        text: superseded ? '' : text,
+        shape: shapeFor(tool?.name),
         ...(superseded ? { reason: 'superseded by a newer read of this file' } : {}),
-        ref,
       },
-      superseded ? Math.min(policy.excerptChars, 80) : policy.excerptChars,
+      tokens,
+      ctx,
     );
-    ctx.counters.toolResults++;
-    if (images) ctx.counters.images += images;
-    return { ...block, content: stub };
+    if (stub !== undefined) {
+      ctx.counters.toolResults++;
+      if (images) ctx.counters.images += images;
+      return { ...block, content: stub };
+    }
   }
-  if (images && policy.images && Array.isArray(block.content)) {
+  if (images && policy.images && age >= 0 && Array.isArray(block.content)) {
     ctx.counters.images += images;
     return {
       ...block,
@@ -122,17 +160,22 @@ function transformToolResult(block: ToolResultBlock, blockIndex: number, line: C
   return block;
 }
 
-function transformToolUse(block: ToolUseBlock, blockIndex: number, ctx: TransformContext): ToolUseBlock {
+function transformToolUse(block: ToolUseBlock, age: number, ctx: TransformContext): ToolUseBlock {
   const input = block.input;
   if (!input || typeof input !== 'object') return block;
+  const threshold = thresholdAtAge(ctx.policy, ctx.policy.toolInputTokens, age);
+  if (threshold === undefined) return block;
   let changed: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(input)) {
-    if (IDENTIFYING_INPUTS.has(key) || value === null || typeof value === 'number' || typeof value === 'boolean') continue;
+    if (IDENTIFYING_INPUTS.has(key) || value === null || typeof value === 'number' || typeof value === 'boolean' || isStub(value)) continue;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
-    if (!ctx.exceeds(text, ctx.policy.toolInputTokens)) continue;
-    const ref = payloadRef(ctx.originalRef, jsonPointer(['message', 'content', blockIndex, 'input', key]));
+    if (text.length * 2 <= threshold) continue;
+    const tokens = payloadTokens(text, ctx);
+    if (tokens <= threshold) continue;
+    const stub = affordableStub({ what: `${key} input`, lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' }, tokens, ctx);
+    if (stub === undefined) continue;
     changed ??= { ...input };
-    changed[key] = `[ctxvm paged out: ${key} of ${block.name}, ≈${formatInt(estimateTokens(text))} tokens, ${countLines(text)} lines]\npage in: ctxvm session page-in ${ref}`;
+    changed[key] = stub;
     ctx.counters.toolInputs++;
   }
   return changed ? { ...block, input: changed } : block;
@@ -148,9 +191,15 @@ export function transformClaudeLine(line: ClaudeLine, meta: LineMeta, ctx: Trans
     ctx.counters.relinked++;
     changed = true;
   }
-  if (meta.line >= plan.protectedFromLine) return changed;
-
-  if (policy.toolUseResult && line.toolUseResult !== undefined) {
+  const reparent = plan.reparent.get(meta.line);
+  if (reparent !== undefined && line.parentUuid !== reparent) {
+    line.parentUuid = reparent;
+    ctx.counters.relinked++;
+    changed = true;
+  }
+  // age of the round trip the line belongs to: < 0 inside the protected tail
+  const age = ageOfLine(plan, meta.line);
+  if (age >= 0 && policy.toolUseResult && line.toolUseResult !== undefined) {
     delete line.toolUseResult;
     ctx.counters.toolUseResults++;
     changed = true;
@@ -160,6 +209,7 @@ export function transformClaudeLine(line: ClaudeLine, meta: LineMeta, ctx: Trans
   if (!message || !Array.isArray(message.content)) return changed;
   const blocks = message.content;
   const out: ContentBlock[] = [];
+  const orphans: ContentBlock[] = [];
   let blocksChanged = false;
   blocks.forEach((block, i) => {
     if (!block || typeof block !== 'object') {
@@ -168,24 +218,29 @@ export function transformClaudeLine(line: ClaudeLine, meta: LineMeta, ctx: Trans
     }
     let next: ContentBlock | undefined = block;
     if (line.type === 'user') {
-      if (block.type === 'tool_result') next = transformToolResult(block as ToolResultBlock, i, line, ctx);
-      else if (block.type === 'image' && policy.images) {
+      if (block.type === 'tool_result' && plan.orphanResults.has((block as ToolResultBlock).tool_use_id)) {
+        // after any results that stay: text may not come before a tool_result
+        orphans.push(orphanStub(block as ToolResultBlock, ctx));
+        next = undefined;
+      } else if (block.type === 'tool_result') next = transformToolResult(block as ToolResultBlock, i, line, age, ctx);
+      else if (block.type === 'image' && policy.images && age >= 0) {
         next = imageStub(block as ImageBlock, payloadRef(ctx.originalRef, jsonPointer(['message', 'content', i])));
         ctx.counters.images++;
       }
     } else if (line.type === 'assistant') {
-      if ((block.type === 'thinking' || block.type === 'redacted_thinking') && policy.thinking) {
+      if ((block.type === 'thinking' || block.type === 'redacted_thinking') && policy.thinking && age >= 0) {
         // earlier turns' thinking: the original stays in the store with the line (page-in by line)
         ctx.counters.thinking++;
         next = undefined;
-      } else if (block.type === 'tool_use') next = transformToolUse(block as ToolUseBlock, i, ctx);
+      } else if (block.type === 'tool_use') next = transformToolUse(block as ToolUseBlock, age, ctx);
     }
     if (next !== block) blocksChanged = true;
     if (next !== undefined) out.push(next);
   });
-  if (blocksChanged) {
-    // never leave an empty message: an emptied line was planned for removal; this is a safety net
-    if (out.length === 0) out.push({ type: 'text', text: '[ctxvm paged out: content]' });
+  out.push(...orphans);
+  // never leave an empty message: a line the plan could not remove (a preserved reply made only
+  // of thinking) keeps its blocks, which is what the agent would see of it anyway
+  if (blocksChanged && out.length > 0) {
     message.content = out;
     changed = true;
   }

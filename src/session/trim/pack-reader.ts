@@ -6,7 +6,8 @@ import { ByteBuffer } from '../../core/byte-buffer.js';
 import { CtxvmError, IntegrityError, NotFoundError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import { UuidLiftError } from '../dag/uuid-lift.js';
-import type { PackPart } from './annotation.js';
+import { createHash } from 'node:crypto';
+import { DIGEST_HEX, partDigest, partIds, type PackPart } from './annotation.js';
 import { unlift } from './lift.js';
 
 /** Objects kept decompressed at once (each at most a few MiB). */
@@ -48,16 +49,25 @@ export class PackReader {
     return hit;
   }
 
-  /** The original bytes a part holds (a fresh buffer: writers may keep it). */
+  /**
+   * The original bytes a part holds (a fresh buffer: writers may keep it), checked against the
+   * part's digest when it has one (`verified` says which).
+   */
   async read(part: PackPart): Promise<Buffer> {
+    return (await this.readChecked(part)).bytes;
+  }
+
+  /** Like `read`, and says whether a digest vouched for the bytes. Throws E_INTEGRITY on a mismatch. */
+  async readChecked(part: PackPart): Promise<{ bytes: Buffer; verified: boolean }> {
     const [packHash, offset, length] = part;
     const pack = await this.object(packHash);
     if (offset + length > pack.length) throw new IntegrityError(`pack ${packHash} has ${pack.length} bytes; a part asks for ${offset}+${length}`);
     let ids: Buffer | undefined;
-    if (part.length === 6) {
-      const idObject = await this.object(part[3]);
-      if (part[4] + part[5] > idObject.length) throw new IntegrityError(`id object ${part[3]} has ${idObject.length} bytes; a part asks for ${part[4]}+${part[5]}`);
-      ids = idObject.subarray(part[4], part[4] + part[5]);
+    const idRange = partIds(part);
+    if (idRange) {
+      const idObject = await this.object(idRange.hash);
+      if (idRange.offset + idRange.length > idObject.length) throw new IntegrityError(`id object ${idRange.hash} has ${idObject.length} bytes; a part asks for ${idRange.offset}+${idRange.length}`);
+      ids = idObject.subarray(idRange.offset, idRange.offset + idRange.length);
     } else ids = Buffer.alloc(0);
     // each lifted UUID (one byte) comes back as 36
     const out = new ByteBuffer(length + ids.length * 3 + 16);
@@ -67,6 +77,12 @@ export class PackReader {
       if (cause instanceof UuidLiftError) throw new IntegrityError(`pack ${packHash} at ${offset}+${length} does not fit its id list: ${cause.message}`, { cause });
       throw cause;
     }
-    return out.view();
+    const bytes = out.view();
+    const digest = partDigest(part);
+    if (digest !== undefined) {
+      const got = createHash('sha256').update(bytes).digest('hex').slice(0, DIGEST_HEX);
+      if (got !== digest) throw new IntegrityError(`pack ${packHash.slice(0, 16)} at ${offset}+${length} does not hold what the annotation recorded (digest ${got}, expected ${digest})`);
+    }
+    return { bytes, verified: digest !== undefined };
   }
 }

@@ -20,7 +20,7 @@ import { resolvePolicy } from './policy.js';
 import { restoreSession } from './restore.js';
 import { Transcript, text, toolResult, toolUse, writeTranscript } from '../../../test/support/claude-transcript.js';
 import { claudeMainSessions, generateClaudeSession, generatorSkipReason, printSkipReason } from '../../../test/support/corpus.js';
-import { containsValue } from '../../../test/support/trimmed-session.js';
+import { containsValue, stubRefsOf } from '../../../test/support/trimmed-session.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxvm-packs-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -38,24 +38,7 @@ async function trim(input: string, store: ObjectStore, fold: FoldMode = 'read', 
   return { output, stats, bytes: await readFile(output) };
 }
 
-const REF = /page-in (ctxvm:\S+?)(?=["\\\s]|$)/g;
-
-/** Every stub reference in a trimmed file, with the original line of the stubbed line. */
-async function stubRefs(input: string, output: string): Promise<{ ref: string; original: unknown }[]> {
-  const byUuid = new Map<string, unknown>();
-  for (const line of (await readFile(input, 'utf8')).split('\n')) {
-    if (!line.trim()) continue;
-    const v = JSON.parse(line) as { uuid?: string };
-    if (typeof v.uuid === 'string') byUuid.set(v.uuid, v);
-  }
-  const out: { ref: string; original: unknown }[] = [];
-  for (const line of (await readFile(output, 'utf8')).split('\n')) {
-    if (!line.includes('page-in ctxvm:')) continue;
-    const v = JSON.parse(line) as { uuid?: string };
-    for (const m of line.matchAll(REF)) out.push({ ref: m[1]!, original: byUuid.get(String(v.uuid)) });
-  }
-  return out;
-}
+const stubRefs = stubRefsOf;
 
 async function packsOf(file: string): Promise<Set<string>> {
   const out = new Set<string>();
@@ -89,7 +72,7 @@ describe.skipIf(inputs.length === 0)('trims into many packs', () => {
     await restoreSession({ input: read.output, output: back, store });
     expect((await readFile(back)).equals(await readFile(input))).toBe(true);
     for (const { ref, original } of await stubRefs(input, read.output)) {
-      const paged = await pageIn(store, ref);
+      const paged = await pageIn(store, ref, { files: [read.output] });
       expect(containsValue(original, paged.content), ref).toBe(true);
     }
     // every object an annotation names is held by the trim
@@ -99,7 +82,7 @@ describe.skipIf(inputs.length === 0)('trims into many packs', () => {
     const eagerBack = join(root, `back-${++n}.jsonl`);
     await restoreSession({ input: eager.output, output: eagerBack, store });
     expect((await readFile(eagerBack)).equals(await readFile(input))).toBe(true);
-    for (const { ref, original } of await stubRefs(input, eager.output)) expect(containsValue(original, (await pageIn(store, ref)).content), ref).toBe(true);
+    for (const { ref, original } of await stubRefs(input, eager.output)) expect(containsValue(original, (await pageIn(store, ref, { files: [eager.output] })).content), ref).toBe(true);
   });
 });
 
@@ -150,7 +133,7 @@ describe('lifted originals', () => {
     await trimClaudeSession({ input, output: out, store, policy: resolvePolicy(), tokens });
     const refs = await stubRefs(input, out);
     expect(refs.length).toBe(1);
-    expect((await pageIn(store, refs[0]!.ref)).text).toBe(listing);
+    expect((await pageIn(store, refs[0]!.ref, { files: [out] })).text).toBe(listing);
   });
 });
 

@@ -15,11 +15,11 @@
  * until then its `PageOutHandle` carries a random token that output already written uses as a
  * placeholder (see stream-writer.ts).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { ByteBuffer } from '../../core/byte-buffer.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { ObjectStore } from '../../store/object-store.js';
-import type { PackPart } from './annotation.js';
+import { DIGEST_HEX, partDigest, partIds, type PackPart } from './annotation.js';
 import { liftLineInto } from './lift.js';
 
 /** A pack or id object being filled (no `hash` yet) or sealed. */
@@ -38,7 +38,40 @@ export interface PagedPart {
   ids?: PageOutHandle;
   idOffset: number;
   idLength: number;
+  /** SHA-256 of the original bytes while the part grows; folded into `digest` when it is written. */
+  hasher?: Hash;
+  /** First hex digits of the SHA-256 of the original bytes (absent for parts of version 2 trims). */
+  digest?: string;
 }
+
+/** A part an earlier trim stored (its objects sealed long ago), as a part of this one. */
+export function foreignPart(p: PackPart): PagedPart {
+  const ids = partIds(p);
+  const digest = partDigest(p);
+  return {
+    pack: { token: p[0], hash: p[0] },
+    offset: p[1],
+    length: p[2],
+    ...(ids ? { ids: { token: ids.hash, hash: ids.hash } } : {}),
+    idOffset: ids?.offset ?? 0,
+    idLength: ids?.length ?? 0,
+    ...(digest ? { digest } : {}),
+  };
+}
+
+/** The digest of one line's original bytes (BOM and terminator included), as annotations keep it. */
+export function lineDigest(line: LineBytes): string {
+  const h = createHash('sha256');
+  hashLine(h, line);
+  return h.digest('hex').slice(0, DIGEST_HEX);
+}
+
+function hashLine(h: Hash, line: LineBytes): void {
+  if (line.bom) h.update(BOM);
+  h.update(line.bytes);
+  if (line.eol) h.update(line.eol);
+}
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** The bytes of one physical line as read (a RawLine is one). */
 export interface LineBytes {
@@ -76,9 +109,14 @@ function fnv1a(b: Buffer, start: number, end: number): number {
 
 /** The JSON form of a part for an annotation: addresses, or tokens for objects not sealed yet. */
 export function partJson(p: PagedPart): PackPart {
+  if (p.hasher) {
+    p.digest = p.hasher.digest('hex').slice(0, DIGEST_HEX);
+    delete p.hasher;
+  }
   const pack = p.pack.hash ?? p.pack.token;
-  if (!p.ids || p.idLength === 0) return [pack, p.offset, p.length];
-  return [pack, p.offset, p.length, p.ids.hash ?? p.ids.token, p.idOffset, p.idLength];
+  if (!p.ids || p.idLength === 0) return p.digest ? [pack, p.offset, p.length, p.digest] : [pack, p.offset, p.length];
+  const ids = p.ids.hash ?? p.ids.token;
+  return p.digest ? [pack, p.offset, p.length, ids, p.idOffset, p.idLength, p.digest] : [pack, p.offset, p.length, ids, p.idOffset, p.idLength];
 }
 
 /** The page-out stream of one trim. */
@@ -101,6 +139,7 @@ export class PageOutSink {
   readonly #inFlight = new Set<Promise<void>>();
   #failure: unknown;
   readonly #objects = new Set<string>();
+  readonly #foreign = new Set<string>();
   #bytesIn = 0;
 
   constructor(store: ObjectStore, options: PageOutOptions = {}) {
@@ -146,7 +185,26 @@ export class PageOutSink {
     const idOffset = this.#ids.length;
     this.#write(line, regions);
     const idLength = this.#ids.length - idOffset;
-    return { pack: this.#pack, offset, length: this.#text.length - offset, ...(idLength > 0 ? { ids: this.#idHandle } : {}), idOffset, idLength };
+    return { pack: this.#pack, offset, length: this.#text.length - offset, ...(idLength > 0 ? { ids: this.#idHandle } : {}), idOffset, idLength, digest: lineDigest(line) };
+  }
+
+  /** Takes parts an earlier trim stored into a run (their objects are held with this trim's). */
+  appendForeign(parts: PagedPart[], foreign: readonly PagedPart[]): void {
+    for (const p of foreign) {
+      this.holdForeign(p);
+      parts.push(p);
+    }
+  }
+
+  /** Holds the objects of a part an earlier trim stored (an `o` kept as it was). */
+  holdForeign(p: PagedPart): void {
+    this.#foreign.add(p.pack.hash!);
+    if (p.ids?.hash) this.#foreign.add(p.ids.hash);
+  }
+
+  /** Objects of earlier trims this trim's annotations name. */
+  get foreignObjects(): ReadonlySet<string> {
+    return this.#foreign;
   }
 
   /** Appends one line like `append`, adding where it went to a run's parts (merged when contiguous). */
@@ -157,8 +215,9 @@ export class PageOutSink {
     this.#write(line, regions);
     const length = this.#text.length - offset;
     const idLength = this.#ids.length - idOffset;
-    if (last && last.pack === this.#pack && last.offset + last.length === offset && (idLength === 0 || !last.ids || last.idLength === 0 || (last.ids === this.#idHandle && last.idOffset + last.idLength === idOffset))) {
+    if (last && last.hasher && last.pack === this.#pack && last.offset + last.length === offset && (idLength === 0 || !last.ids || last.idLength === 0 || (last.ids === this.#idHandle && last.idOffset + last.idLength === idOffset))) {
       last.length += length;
+      hashLine(last.hasher, line);
       if (idLength > 0) {
         if (!last.ids || last.idLength === 0) {
           last.ids = this.#idHandle;
@@ -168,7 +227,9 @@ export class PageOutSink {
       }
       return;
     }
-    parts.push({ pack: this.#pack, offset, length, ...(idLength > 0 ? { ids: this.#idHandle } : {}), idOffset, idLength });
+    const hasher = createHash('sha256');
+    hashLine(hasher, line);
+    parts.push({ pack: this.#pack, offset, length, ...(idLength > 0 ? { ids: this.#idHandle } : {}), idOffset, idLength, hasher });
   }
 
   #write(line: LineBytes, regions: readonly number[] | null | undefined): void {

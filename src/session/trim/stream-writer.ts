@@ -16,7 +16,9 @@ import { JsonlWriter, UTF8_BOM, type RawLine } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import { ANNOTATION_KEY, ANNOTATION_VERSION, mayCarryAnnotation, spliceAnnotation, type TrimAnnotation } from './annotation.js';
-import { PageOutSink, partJson, type LineBytes, type PageOutHandle, type PageOutOptions, type PagedPart } from './page-out.js';
+import { foreignPart, lineDigest, PageOutSink, partJson, type LineBytes, type PageOutHandle, type PageOutOptions, type PagedPart } from './page-out.js';
+import type { PackPart } from './annotation.js';
+import type { PriorLine } from './compose.js';
 
 /** What a line's annotation will say (parts still name handles, which may not be sealed yet). */
 export interface AnnotationDraft {
@@ -37,6 +39,14 @@ export interface QueuedLine {
   annotation?: AnnotationDraft;
   /** The pack that stubs inside `value` point into (their refs carry its token until it is sealed). */
   stubPack?: PageOutHandle;
+  /**
+   * The bytes restore gives back for this line when they are not `raw`'s: the original of a line
+   * an earlier trim left unchanged but for its appended annotation. An unchanged line gets the
+   * new annotation appended to these.
+   */
+  original?: LineBytes;
+  /** An earlier trim's annotation of a line passed on as it was (a trailing run must compose with it). */
+  prior?: PriorLine;
 }
 
 /** Options of `TrimStreamWriter.open`. */
@@ -123,6 +133,30 @@ export class TrimStreamWriter {
     return this.#held;
   }
 
+  /**
+   * Attaches a run removed after the last line to it (`t`). A line an earlier trim annotated and
+   * that was passed on as it was gets its composed annotation first. Returns whether the line
+   * was unannotated before (it now counts as changed).
+   */
+  attachTrailing(trailing: PagedPart[]): boolean {
+    const last = this.#held;
+    if (!last) throw new CtxvmError('E_INTERNAL', 'a trailing run without a line to attach it to');
+    const wasPlain = !last.annotation;
+    if (!last.annotation && last.prior) {
+      const prior = last.prior;
+      last.annotation = this.composeDraft(prior, undefined);
+      if (prior.original) last.original = prior.original;
+      else if (!last.value) {
+        const value = JSON.parse(last.raw!.text) as Record<string, unknown>;
+        delete value[ANNOTATION_KEY];
+        last.value = value;
+      }
+    }
+    last.annotation ??= {};
+    last.annotation.t = [...(last.annotation.t ?? []), ...trailing];
+    return wasPlain && !last.prior;
+  }
+
   /** True while removed lines are being collected into a run. */
   get runOpen(): boolean {
     return this.#run.length > 0;
@@ -131,6 +165,42 @@ export class TrimStreamWriter {
   /** Adds a removed line to the current run (`regions`: its content ranges, when known). */
   addToRun(line: LineBytes, regions?: readonly number[] | null): void {
     this.#sink.appendTo(this.#run, line, regions);
+  }
+
+  /** Adds parts an earlier trim stored to the current run, in order. */
+  addPartsToRun(parts: readonly PackPart[]): void {
+    this.#sink.appendForeign(this.#run, parts.map(foreignPart));
+  }
+
+  /** Parts an earlier trim stored, held by this trim (for a kept line's annotation). */
+  keepParts(parts: readonly PackPart[]): PagedPart[] {
+    const out: PagedPart[] = [];
+    this.#sink.appendForeign(out, parts.map(foreignPart));
+    return out;
+  }
+
+  /** Adds what a removed line an earlier trim annotated stands for to the current run. */
+  addPriorToRun(prior: PriorLine): void {
+    const { ann } = prior;
+    if (ann.d) this.addPartsToRun(ann.d);
+    if (ann.o) this.addPartsToRun([ann.o]);
+    else if (prior.original) this.addToRun(prior.original);
+    if (ann.t) this.addPartsToRun(ann.t);
+  }
+
+  /**
+   * The annotation of a kept line an earlier trim annotated: this trim's run before it, then the
+   * earlier run, its original (kept, or to be stored by the caller) and its trailing run.
+   */
+  composeDraft(prior: PriorLine, dropped: PagedPart[] | undefined): AnnotationDraft {
+    const { ann } = prior;
+    const d = [...(dropped ?? []), ...this.keepParts(ann.d ?? [])];
+    return {
+      ...(d.length ? { d } : {}),
+      ...(ann.o ? { o: this.keepParts([ann.o])[0]! } : {}),
+      ...(ann.t ? { t: this.keepParts(ann.t) } : {}),
+      ...(ann.s ? { s: true as const } : {}),
+    };
   }
 
   /** Ends the current run; its parts for a `d`/`t` field, or undefined when it is empty. */
@@ -151,7 +221,7 @@ export class TrimStreamWriter {
   }
 
   /** Stores a changed line's original; call it right after `nextLocation`. */
-  storeOriginal(raw: RawLine, expected?: { pack: PageOutHandle; location: string }): PagedPart {
+  storeOriginal(raw: LineBytes, expected?: { pack: PageOutHandle; location: string }): PagedPart {
     const part = this.#sink.append(raw);
     if (expected && (part.pack !== expected.pack || !expected.location.endsWith(`#${part.offset}`))) {
       throw new CtxvmError('E_INTERNAL', 'a stub reference does not match where its original was stored');
@@ -199,7 +269,7 @@ export class TrimStreamWriter {
     }
     const holder = `trim:${randomUUID()}`;
     const hashes = [...this.#sink.objects];
-    await this.#store.refMany(hashes, holder);
+    await this.#store.refMany([...hashes, ...[...this.#sink.foreignObjects].filter((h) => !this.#sink.objects.has(h))], holder);
     // the objects and their references are durable before the trimmed file appears
     await this.#store.flush();
     await this.#writer.close();
@@ -226,15 +296,18 @@ export class TrimStreamWriter {
     }
     const draft = p.annotation ?? {};
     let text: string | undefined;
+    const original = p.original ?? p.raw;
     // an unchanged line keeps its bytes with the annotation appended; restore cuts it off again
-    if (!p.value && p.raw && !draft.s && !draft.o && !mayCarryAnnotation(p.raw.bytes)) {
-      const spliced = spliceAnnotation(p.raw.bytes, p.raw.bom, annotationJson(draft));
-      if (spliced !== undefined) text = spliced + p.eol;
+    if (!p.value && original && !draft.s && !draft.o && !mayCarryAnnotation(original.bytes)) {
+      const json = annotationJson(draft);
+      json.h = lineDigest(original);
+      const spliced = spliceAnnotation(original.bytes, original.bom, json);
+      if (spliced !== undefined) text = spliced + original.eol;
     }
     if (text === undefined) {
-      const value = p.value ?? (JSON.parse(p.raw!.text) as Record<string, unknown>);
+      const value = p.value ?? (JSON.parse(p.original ? p.original.bytes.toString('utf8') : p.raw!.text) as Record<string, unknown>);
       // a line that has to be re-serialised keeps its original in a pack
-      if (!draft.s && !draft.o && p.raw) draft.o = this.#sink.append(p.raw);
+      if (!draft.s && !draft.o && original) draft.o = this.#sink.append(original);
       value[ANNOTATION_KEY] = annotationJson(draft);
       text = JSON.stringify(value) + p.eol;
     }

@@ -1,21 +1,30 @@
 /**
- * Stubs: the small, informative text that stands where a paged-out payload was. A stub says what
- * the payload was (tool, path or command, status, size) and quotes its head and tail, and ends
- * with the reference that pages it back in (`ctxvm session page-in <ref>`, or the MCP tool).
+ * Stubs: the small text that stands where a paged-out payload was. A stub costs tokens on every
+ * later turn, so it is sized to what it replaces (see `StubBudget`): one bracketed header line
+ * that says what the payload was (its tool, lines and size, exit status, why it went when not
+ * for size) and ends with the reference that pages it back in, then — when the payload is large
+ * enough to pay for it — an excerpt chosen for what a later turn would look for: the error line
+ * of a failure, the tail of a command's output, the first matches of a search.
  */
 
-/** Prefix of every stub's text; also how ctxvm recognises a stub it wrote. */
+/** Prefix of every stub's text; also how ctxvm recognises a stub it wrote (any version). */
 export const STUB_PREFIX = '[ctxvm paged out';
+
+/** Hex digits of a pack's address that a reference prints (more are accepted when reading). */
+export const REF_HASH_DIGITS = 8;
 
 /**
  * A reference to a paged-out payload: `ctxvm:<pack>#<offset><json-pointer>`, where `<pack>` is the
- * first 16 hex digits of the pack's address, `<offset>` the byte offset of the original line in
- * the pack and the pointer says where in that line the payload is. `location` is
- * `<pack>#<offset>` (see TrimStreamWriter.nextLocation).
+ * first hex digits of the pack's address, `<offset>` the byte offset of the original line in the
+ * pack and the pointer says where in that line the payload is. `location` is `<pack>#<offset>`
+ * (see TrimStreamWriter.nextLocation).
  */
 export function payloadRef(location: string, pointer: string): string {
   return `ctxvm:${location}${pointer}`;
 }
+
+/** Matches a reference inside a stub's text (group 1: the reference). */
+export const STUB_REF = /(ctxvm:[0-9a-f]{8,64}#\d*\/[^\s\]"\\]*)/;
 
 /** A parsed reference. */
 export interface ParsedPayloadRef {
@@ -51,23 +60,35 @@ export function resolvePointer(value: unknown, pointer: string): unknown {
   return cur;
 }
 
+/** How an excerpt is chosen from a payload. */
+export type ExcerptShape = 'head' | 'tail' | 'head-tail';
+
+/** What a stub says about its payload. */
 export interface PayloadFacts {
-  /** What was paged out, e.g. "tool result", "tool input content", "image", "thinking". */
-  what: string;
-  tool?: string;
-  /** Path, command or pattern that identifies the call. */
-  target?: string;
-  /** "error", "ok", "exit 1", "interrupted"... */
+  /** Kind of payload when it is not a tool result, e.g. "new_string input", "image/png image". */
+  what?: string;
+  /** "error", "exit 1", "interrupted"… (omitted when ok). */
   status?: string;
-  /** Estimated tokens of the payload. */
-  tokens: number;
   lines?: number;
   bytes: number;
-  /** Text to quote head and tail from (undefined for binary payloads). */
+  /** Text to excerpt from (undefined for binary payloads). */
   text?: string;
+  /** Which part of the text a later turn most likely needs (default head-tail). */
+  shape?: ExcerptShape;
   /** Why it was paged out when not for size, e.g. "superseded by a newer read of this file". */
   reason?: string;
-  ref: string;
+  /**
+   * The reference to page it in by, printed in the stub. Omitted for payloads the agent's own
+   * ids address (a tool result by its tool_use_id, an input by `<tool_use_id>/<field>`).
+   */
+  ref?: string;
+  /** Add how to page in (the first stub of a trim says it once). */
+  legend?: string;
+}
+
+/** How much a stub may say, in characters of excerpt (0: header only). */
+export interface StubBudget {
+  excerptChars: number;
 }
 
 /** 12345 → "12,345" (toLocaleString is slow on a hot path). */
@@ -75,45 +96,92 @@ export function formatInt(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-function formatBytes(n: number): string {
+export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** Cuts `text` to at most `chars` characters at a line break when one is near. */
-function head(text: string, chars: number): string {
-  if (text.length <= chars) return text;
-  const cut = text.lastIndexOf('\n', chars);
-  return text.slice(0, cut > chars / 2 ? cut : chars);
-}
+// ANSI escape sequences (colours, cursor moves) carry no meaning for a model
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+const ERROR_LINE = /\b(?:error|errors|failed|failure|fatal|exception|traceback|panic|denied|not found|cannot|could not|undefined reference|segmentation fault)\b|^E\s|✗|✘/i;
 
-function tail(text: string, chars: number): string {
-  if (text.length <= chars) return text;
-  const start = text.length - chars;
-  const cut = text.indexOf('\n', start);
-  return text.slice(cut !== -1 && cut < start + chars / 2 ? cut + 1 : start);
-}
-
-/** Builds the stub text for a paged-out payload. */
-export function renderStub(facts: PayloadFacts, excerptChars: number): string {
-  const title = [facts.what, facts.tool, facts.target ? `\`${facts.target.length > 200 ? facts.target.slice(0, 200) + '…' : facts.target}\`` : undefined]
-    .filter(Boolean)
-    .join(' · ');
-  const size = [`≈${formatInt(facts.tokens)} tokens`, facts.lines !== undefined ? `${formatInt(facts.lines)} lines` : undefined, formatBytes(facts.bytes)]
-    .filter(Boolean)
-    .join(', ');
-  const parts = [`${STUB_PREFIX}: ${title}]`, [facts.status, size, facts.reason].filter(Boolean).join(' · ')];
-  const text = facts.text?.trim();
-  if (text && excerptChars > 0) {
-    if (text.length <= excerptChars * 2 + 40) {
-      parts.push(text);
-    } else {
-      parts.push(`head: ${head(text, excerptChars)}`, '…', `tail: ${tail(text, excerptChars)}`);
-    }
+/** Lines of `text` worth quoting: ANSI codes gone, runs of blanks squeezed, long lines cut. */
+function quotableLines(text: string, maxLine: number): string[] {
+  const out: string[] = [];
+  for (const raw of text.replace(ANSI, '').split('\n')) {
+    const line = raw.replace(/\s+$/, '').replace(/^\s+/, (m) => (m.length > 8 ? '        ' : m));
+    if (!line.trim()) continue;
+    out.push(line.length > maxLine ? `${line.slice(0, maxLine)}…` : line);
   }
-  parts.push(`page in: ctxvm session page-in ${facts.ref}`);
+  return out;
+}
+
+/** Takes lines from `lines` (in the given order) until `budget` characters are spent. */
+function take(lines: string[], budget: number): string[] {
+  const out: string[] = [];
+  let left = budget;
+  for (const l of lines) {
+    if (l.length + 1 > left) {
+      if (out.length === 0 && left >= 24) out.push(`${l.slice(0, left - 1)}…`);
+      break;
+    }
+    out.push(l);
+    left -= l.length + 1;
+  }
+  return out;
+}
+
+/**
+ * The excerpt of `text` within `chars` characters: the first error-looking line when there is
+ * one, then the head, the tail or both, as `shape` says. Empty when nothing fits.
+ */
+export function excerpt(text: string, chars: number, shape: ExcerptShape = 'head-tail'): string {
+  if (chars < 24 || !text) return '';
+  const lines = quotableLines(text, Math.max(24, Math.min(chars, 160)));
+  if (lines.length === 0) return '';
+  const whole = lines.join('\n');
+  if (whole.length <= chars) return whole;
+  const parts: string[] = [];
+  let budget = chars;
+  const err = lines.findIndex((l) => ERROR_LINE.test(l));
+  if (err !== -1) {
+    const e = take([lines[err]!], Math.min(budget, 160));
+    parts.push(...e);
+    budget -= e.join('\n').length + 1;
+  }
+  const rest = err === -1 ? lines : lines.filter((_, i) => i !== err);
+  if (shape === 'head') parts.push(...take(rest, budget - 2), '…');
+  else if (shape === 'tail') parts.push('…', ...take([...rest].reverse(), budget - 2).reverse());
+  else {
+    const head = take(rest, Math.floor(budget / 2) - 2);
+    const tail = take([...rest.slice(head.length)].reverse(), budget - head.join('\n').length - 3).reverse();
+    parts.push(...head, '…', ...tail);
+  }
   return parts.join('\n');
+}
+
+/** The size part of a stub: lines for multi-line text, bytes otherwise. */
+function sizeOf(facts: PayloadFacts): string {
+  return facts.lines !== undefined && facts.lines > 1 ? `${formatInt(facts.lines)} lines` : formatBytes(facts.bytes);
+}
+
+/** Builds the stub text for a paged-out payload (header, then an excerpt when the budget allows). */
+export function renderStub(facts: PayloadFacts, budget: StubBudget): string {
+  const head = [facts.what, sizeOf(facts)].filter(Boolean).join(', ');
+  const notes = [facts.status, facts.reason, facts.ref, facts.legend].filter(Boolean);
+  const header = `${STUB_PREFIX} ${head}${facts.status ? `, ${notes.shift()}` : ''}${notes.length ? ` · ${notes.join(' · ')}` : ''}]`;
+  const quote = facts.text !== undefined && budget.excerptChars > 0 ? excerpt(facts.text, budget.excerptChars, facts.shape) : '';
+  return quote ? `${header}\n${quote}` : header;
+}
+
+/** What the first stub of a trim adds, so the model and the person reading know how to page in. */
+export const PAGE_IN_LEGEND = 'page in: ctxvm session page-in <tool_use_id>[/<input field>]';
+
+/** True when `text` is a stub ctxvm wrote (this or an earlier version): a re-trim leaves it alone. */
+export function isStub(text: unknown): boolean {
+  return typeof text === 'string' && text.startsWith(STUB_PREFIX);
 }
 
 /** Rough token estimate for stubs (≈ 4 characters per token for Latin text, 1 per CJK character). */
