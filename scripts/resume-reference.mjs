@@ -44,7 +44,7 @@ export function parseJsonl(text) {
 
 const isMsg = e => e.type === 'user' || e.type === 'assistant';
 const blocksOf = c => (typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? c : []);
-const isApiError = e => e.type === 'assistant' && (e.isApiErrorMessage === true || e.message?.model === '<synthetic>');
+const isApiError = e => e.type === 'assistant' && e.isApiErrorMessage === true;
 
 /**
  * Claude Code: entries that survive the last compact_boundary. Everything before the last

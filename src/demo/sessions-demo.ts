@@ -37,10 +37,11 @@ export interface SessionsDemoResult {
   cache: { model: string; breakEvenCall: number | null; savingPerCallUsd: number } | null;
 }
 
-/** A stub reference to page in: a tool result's text if there is one (more telling than an image). */
-function pickStubRef(trimmed: string): string | null {
-  const refs = trimmed.match(/ctxvm:[0-9a-f]{16}#[^\s"\\]+/g) ?? [];
-  return refs.find((r) => /\/content\/\d+\/content$/.test(r)) ?? refs[0] ?? null;
+/** A stub to page in: a tool result (paged in by its call's id) if there is one, more telling than an image. */
+function pickStubRef(trimmed: string, findStubs: (line: unknown) => { ref: string }[]): string | null {
+  const refs: string[] = [];
+  for (const line of trimmed.split('\n')) if (line.includes('[ctxvm paged out')) refs.push(...findStubs(JSON.parse(line)).map((s) => s.ref));
+  return refs.find((r) => !r.startsWith('ctxvm:') && !r.includes('/')) ?? refs[0] ?? null;
 }
 
 /** Runs the sessions demo in `ctx.home` (subfolders claude/, codex/, ctxvm/, work/). */
@@ -101,10 +102,11 @@ export async function runSessionsDemo(ctx: DemoContext): Promise<SessionsDemoRes
     const later = await createSnapshot({ catalog, store, source: { agent: 'claude', sessionId: branch.sessionId, path: branch.path, project: branch.cwd ?? DEMO_PROJECT }, name: 'demo-trimmed-2', description: 'the branch, one question later', now });
 
     const tree = buildDag(await catalog.listSnapshots(), await catalog.listBranches());
-    const ref = pickStubRef(await readFile(trimmedPath, 'utf8'));
+    const { findStubs } = await import('../session/trim/stub-scan.js');
+    const ref = pickStubRef(await readFile(trimmedPath, 'utf8'), findStubs);
     let paged: SessionsDemoResult['pageIn'] = null;
     if (ref) {
-      const p = await pageIn(store, ref);
+      const p = await pageIn(store, ref, { files: [trimmedPath] });
       // the payload is in the original file, JSON-escaped
       const inOriginal = originalBytes.toString('utf8').includes(JSON.stringify(p.text).slice(1, -1));
       paged = { ref, chars: p.text.length, head: p.text.split('\n').find((l) => l.trim()) ?? '', inOriginal };

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import type { SessionOps } from './session-ops.js';
 import { defineRoute, type RouteDef } from './route.js';
-import { AnalysisQuery, AnalysisResponse, BranchBody, EconomicsQuery, EconomicsResponse, BranchResponse, PageInResponse, RefParams, SessionsQuery, SessionView, SnapshotBody, SnapshotResponse, TreeResponse, TrimBody } from './schemas.js';
+import { AnalysisQuery, AnalysisResponse, BranchBody, EconomicsQuery, EconomicsResponse, BranchResponse, PageInResponse,
+  PageInQuery, RefParams, SessionsQuery, SessionView, SnapshotBody, SnapshotResponse, TreeResponse, TrimBody } from './schemas.js';
 
 /** The session routes. */
 export function sessionRoutes(ops: SessionOps): RouteDef[] {
@@ -116,13 +117,14 @@ export function sessionRoutes(ops: SessionOps): RouteDef[] {
       method: 'get',
       path: '/v1/sessions/page-in/{ref}',
       operationId: 'pageIn',
-      summary: 'One paged-out payload by the reference printed in its stub (URL-encode the reference).',
+      summary: 'One paged-out payload by its stub\'s reference: the call id beside it, <id>/<field>, or a ctxvm: reference (URL-encoded).',
       tag: 'sessions',
       access: 'admin',
       params: RefParams,
+      query: PageInQuery,
       response: { description: 'the payload, exactly as the tool returned it', schema: PageInResponse },
-      async handler({ params }) {
-        const { text: _text, ...json } = await ops.pageIn(params.ref);
+      async handler({ params, query }) {
+        const { text: _text, ...json } = await ops.pageIn(params.ref, query.session ? { session: query.session } : {});
         return { json };
       },
     }),

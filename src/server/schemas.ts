@@ -38,7 +38,7 @@ export const MEMORY_KINDS = ['task', 'project', 'decision', 'fact', 'turn'] as c
 
 export const UserParams = z.object({ user: z.string().min(1).max(256).describe('user id') });
 export const TaskParams = UserParams.extend({ id: z.string().min(1).max(256).describe('task id') });
-export const RefParams = z.object({ ref: z.string().min(1).max(1024).describe('page-in reference from a stub, URL-encoded (e.g. ctxvm%3A3f2a9c0d1e2b4a5c%23%2Fmessage%2Fcontent%2F0%2Fcontent)') });
+export const RefParams = z.object({ ref: z.string().min(1).max(1024).describe('page-in reference of a stub, URL-encoded: the tool_use_id (or call_id) beside it, <id>/<input field>, or a ctxvm:<pack>#<offset>/<pointer> reference it prints') });
 
 // ---- memory ----------------------------------------------------------------------------------
 
@@ -260,6 +260,12 @@ export const PageInResponse = z.object({
   pointer: z.string(),
   kind: z.enum(['text', 'json']),
   content: z.unknown().describe('the payload exactly as the tool returned it: a string for text'),
+  file: z.string().optional().describe('the trimmed session file a reference by call id was found in'),
+  verified: z.boolean().describe('whether a digest recorded at trim time vouched for the payload'),
+});
+
+export const PageInQuery = z.object({
+  session: z.string().min(1).max(4096).optional().describe('the session id, id prefix or file the stub is in (default: searched for in the agents\' folders)'),
 });
 
 export const HealthResponse = z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number(), worker: z.number().int().optional().describe('which worker of `ctxvm serve --workers N` answered (1-based); absent with one process') });

@@ -17,6 +17,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeFileMessages, claudeShape, installAgentClis, probe, SHARED_TOOLS, type AgentBins } from '../support/agent-probes.js';
 import { claudeMainSessions, CORPUS_DIR } from '../support/corpus.js';
+import { validateSession } from '../../src/session/session.js';
 import { branchSession, type BranchResult } from '../../src/session/branch/branch.js';
 import { listClaudeTurns } from '../../src/session/branch/claude-cut.js';
 import { listCodexTurns } from '../../src/session/branch/codex-rewrite.js';
@@ -240,12 +241,23 @@ describe.skipIf(!enabled)('branches resume in the real agents under their new id
       }
       const report = await probe('codex', r.path, bins);
       const problems: string[] = [];
+      const rules = (await validateSession(file)).warnings.map((w) => w.rule);
+      if (rules.includes('model-provider')) {
+        // Codex resumes no rollout of another model provider, branch or not (resume-model.md §2.6)
+        if (report.request?.input) problems.push('Codex resumed a branch of a rollout it refuses to resume');
+        rows.push(`| ${name} | ${r.lines} | ${r.bytes} | - | not resumable (model provider) | ${problems.length ? problems.join('; ') : 'ok'} |`);
+        if (problems.length) failures.push(`${name}: ${problems.join('; ')}`);
+        return;
+      }
       if (report.findings.length) problems.push(`findings ${JSON.stringify(report.findings)}`);
-      if (report.request.prompt_cache_key !== r.sessionId) problems.push(`prompt_cache_key ${String(report.request.prompt_cache_key)}, not ${r.sessionId}`);
+      // a subagent's thread (session_meta.source.subagent) resumes as a new thread, as the original does
+      const subagent = readFileSync(file, 'utf8').split('\n', 1)[0]!.includes('"subagent"');
+      if (!subagent && report.request.prompt_cache_key !== r.sessionId) problems.push(`prompt_cache_key ${String(report.request.prompt_cache_key)}, not ${r.sessionId}`);
+      if (subagent && report.request.prompt_cache_key === undefined) problems.push('no prompt_cache_key');
       const ours = (await reconstructCodexContext(await scanCodexSession(r.path))).items.map((x) => canon(x.item as Item));
       const sent = codexHistory((report.request.input as Item[]) ?? [], ours.length).map(canon);
       if (JSON.stringify(sent) !== JSON.stringify(ours)) problems.push(`history sent differs from ctxvm's reconstruction (${sent.length} vs ${ours.length} items)`);
-      rows.push(`| ${name} | ${r.lines} | ${r.bytes} | ${ours.length} | ${report.request.prompt_cache_key === r.sessionId ? 'new id' : 'OLD/none'} | ${problems.length ? problems.join('; ') : 'ok'} |`);
+      rows.push(`| ${name} | ${r.lines} | ${r.bytes} | ${ours.length} | ${report.request.prompt_cache_key === r.sessionId ? 'new id' : subagent ? 'new thread (subagent)' : 'OLD/none'} | ${problems.length ? problems.join('; ') : 'ok'} |`);
       if (problems.length) failures.push(`${name}: ${problems.join('; ')}`);
     });
     rows.sort();

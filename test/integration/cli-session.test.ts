@@ -9,13 +9,17 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findStubs } from '../../src/session/trim/stub-scan.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transcript, text, toolResult, toolUse, writeTranscript } from '../support/claude-transcript.js';
 import { REPO_ROOT } from '../support/corpus.js';
 
 const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-/** A stub's page-in reference as it appears inside a JSON line. */
-const REF = /page in: ctxvm session page-in (ctxvm:[0-9a-f]+#\d*\/[^"\s\\]+)/;
+/** The page-in reference of the first stub in a trimmed file. */
+function firstStubRef(trimmed: string): string | undefined {
+  for (const line of trimmed.split('\n')) if (line.includes('[ctxvm paged out')) for (const s of findStubs(JSON.parse(line))) return s.ref;
+  return undefined;
+}
 const TOKEN_CATEGORIES = ['userText', 'assistantText', 'toolInput', 'toolResult', 'image', 'thinking', 'system'];
 
 interface Run {
@@ -50,7 +54,8 @@ function bigSession(): Transcript {
     t.results(toolResult(`toolu_${i}`, Array.from({ length: 400 }, (_, k) => `line ${k} of file ${i}: some log output here`).join('\n')));
   }
   t.assistant('msg_err', toolUse('toolu_err', 'Bash', { command: 'make' }));
-  t.results(toolResult('toolu_err', Array.from({ length: 300 }, (_, k) => `error ${k}: undefined reference`).join('\n'), true));
+  // an error below the tail's threshold (1,000 tokens): kept by default
+  t.results(toolResult('toolu_err', Array.from({ length: 60 }, (_, k) => `error ${k}: undefined reference`).join('\n'), true));
   t.assistant('msg_done', text('I have looked at all of them.'));
   for (let i = 0; i < 3; i++) {
     t.user(`follow-up question ${i}`);
@@ -104,11 +109,11 @@ describe('ctxvm session trim / restore / page-in', () => {
 
   it('page-in prints the paged-out payload', async () => {
     const trimmed = await readFile(out(), 'utf8');
-    const ref = REF.exec(trimmed)?.[1];
-    expect(ref).toBeDefined();
-    // the stub of toolu_0 comes first in the file; its original payload is in the input
+    const ref = firstStubRef(trimmed);
+    // the stub of toolu_0 comes first in the file; it pages in by that id, from the trimmed file
+    expect(ref).toBe('toolu_0');
     const original = (JSON.parse((await readFile(session, 'utf8')).split('\n')[2]!) as { message: { content: { content: string }[] } }).message.content[0]!.content;
-    const r = await ctxvm('session', 'page-in', ref!);
+    const r = await ctxvm('session', 'page-in', ref!, '--session', out());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(original.endsWith('\n') ? original : original + '\n');
   });
@@ -131,8 +136,7 @@ describe('ctxvm session trim / restore / page-in', () => {
     const paged = await errorResult(o2);
     expect(paged).not.toEqual(original);
     expect(String(paged).startsWith('[ctxvm paged out')).toBe(true);
-    expect(String(paged)).toContain('Bash');
-    expect(String(paged)).toContain('make');
+    expect(String(paged)).toContain('error');
     const bad = await ctxvm('session', 'trim', session, '-o', join(dir, 'never.jsonl'), '--keep-errors', 'maybe');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--keep-errors/);
@@ -245,8 +249,8 @@ describe('help, version, pipes', () => {
     const input = await writeTranscript(dir, t, 'huge.jsonl');
     const trimmed = join(dir, 'huge-trimmed.jsonl');
     expect((await ctxvm('session', 'trim', input, '-o', trimmed)).code).toBe(0);
-    const ref = REF.exec(await readFile(trimmed, 'utf8'))![1]!;
-    const r = await spawnRun('bash', ['-o', 'pipefail', '-c', `node ${JSON.stringify(MAIN)} session page-in '${ref}' | head -1`]);
+    const ref = firstStubRef(await readFile(trimmed, 'utf8'))!;
+    const r = await spawnRun('bash', ['-o', 'pipefail', '-c', `node ${JSON.stringify(MAIN)} session page-in '${ref}' --session '${trimmed}' | head -1`]);
     expect(r.stdout).toBe('log line 0\n');
     expect(r.stderr).not.toMatch(/EPIPE|Error/);
     expect(r.code).toBe(0);

@@ -300,17 +300,19 @@ describe.skipIf(!haveCorpus)('session routes (admin)', () => {
 
   it('GET /page-in/{ref} returns the original payload', async () => {
     expect(refs.length).toBeGreaterThan(0);
-    for (const { ref, original } of refs.slice(0, 5)) {
-      const r = await api.call('GET', `/v1/sessions/page-in/${encodeURIComponent(ref)}`, { key: keys.admin });
+    for (const { ref, original, file } of refs.slice(0, 5)) {
+      const r = await api.call('GET', `/v1/sessions/page-in/${encodeURIComponent(ref)}?session=${encodeURIComponent(file)}`, { key: keys.admin });
       expect(r.status, ref).toBe(200);
       const p = r.json();
       expect(p.ref).toBe(ref);
+      expect(p.verified).toBe(true);
       expect(containsValue(original, p.content), ref).toBe(true);
     }
-    const unknownRef = refs[0]!.ref.replace(/^ctxvm:[0-9a-f]+/, `ctxvm:${'0'.repeat(16)}`);
-    const unknown = await api.call('GET', `/v1/sessions/page-in/${encodeURIComponent(unknownRef)}`, { key: keys.admin });
+    const unknown = await api.call('GET', `/v1/sessions/page-in/toolu_01NoSuchCallAnywhere0000?session=${encodeURIComponent(refs[0]!.file)}`, { key: keys.admin });
     expect(unknown.status).toBe(404);
-    const bad = await api.call('GET', '/v1/sessions/page-in/not-a-ref', { key: keys.admin });
+    const unknownPack = await api.call('GET', `/v1/sessions/page-in/${encodeURIComponent(`ctxvm:${'0'.repeat(16)}#0/message/content/0/content`)}`, { key: keys.admin });
+    expect(unknownPack.status).toBe(404);
+    const bad = await api.call('GET', '/v1/sessions/page-in/not%20a%20ref', { key: keys.admin });
     expect(bad.status).toBe(400);
   });
 });

@@ -125,15 +125,15 @@ describe('ctxvm mcp over stdio', () => {
 
   it.skipIf(!haveCorpus)('session_page_in returns the original payload of a trimmed session', async () => {
     expect(refs.length).toBeGreaterThan(0);
-    for (const { ref, original } of refs.slice(0, 5)) {
-      const r = await call('session_page_in', { ref });
+    for (const { ref, original, file } of refs.slice(0, 5)) {
+      const r = await call('session_page_in', { ref, session: file });
       expect(r.isError, text(r)).toBeFalsy();
       // the payload itself is the whole answer (text as text, anything else as JSON)
       expect(r.structuredContent).toBeUndefined();
       const payload = text(r);
       expect(containsValue(original, payload) || containsValue(original, JSON.parse(payload)), ref).toBe(true);
     }
-    const unknown = await call('session_page_in', { ref: refs[0]!.ref.replace(/^ctxvm:[0-9a-f]+/, `ctxvm:${'0'.repeat(16)}`) });
+    const unknown = await call('session_page_in', { ref: 'toolu_01NoSuchCallAnywhere0000', session: refs[0]!.file });
     expect(unknown.isError).toBe(true);
     expect(text(unknown)).toMatch(/^E_NOT_FOUND: /);
   });
@@ -158,7 +158,7 @@ describe('ctxvm mcp without a user', () => {
       expect(text(r)).toMatch(/--user/);
       const page = (await client.callTool({ name: 'session_page_in', arguments: { ref: 'not a ref' } })) as ToolResult;
       expect(page.isError).toBe(true);
-      expect(text(page)).toMatch(/^E_USAGE: not a ctxvm reference/);
+      expect(text(page)).toMatch(/^E_USAGE: not a page-in reference/);
     } finally {
       await client.close();
     }

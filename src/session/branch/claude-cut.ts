@@ -175,7 +175,9 @@ export function planClaudeCut(index: ClaudeIndex, point: BranchPoint, turns: rea
       if (!m.uuid || keepUuids.has(m.uuid) || m.isSidechain) continue;
       const sameReply = m.kind === 'assistant' && m.messageId !== undefined && replies.has(m.messageId);
       const answers = m.kind === 'user' && m.toolResults.some((r) => calls.has(r.toolUseId));
-      if (sameReply || answers) {
+      // hanging under a kept line: a session that continues another holds a copy of its history
+      // (same message and tool ids, other uuids), which must not join the cut
+      if ((sameReply || answers) && m.parentUuid && keepUuids.has(m.parentUuid)) {
         addPath(m);
         changed = true;
       }

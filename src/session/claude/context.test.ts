@@ -57,7 +57,7 @@ describe('§1.6 what each kind of line becomes', () => {
     t.assistant('msg_1', toolUse('toolu_1', 'Read', { file_path: '/x' }));
     t.results(toolResult('toolu_1', 'x'));
     t.assistant('msg_2', toolUse('toolu_2', 'Read', { file_path: '/y' }));
-    t.assistant('msg_err', text('API Error'), { model: '<synthetic>' });
+    t.assistant('msg_err', text('API Error'), { model: '<synthetic>', extra: { isApiErrorMessage: true } });
     const ctx = await load(t);
     expect(ctx.messages.some((m) => m.injected)).toBe(false);
     // the open call is then removed like any mid-session one (§1.7.6) and the emptied reply is "(no content)" (§1.7.11)

@@ -163,7 +163,7 @@ function recordedModel(metas: LineMeta[], values: Map<number, ClaudeLine>): stri
   let model: string | undefined;
   for (const m of metas) {
     const v = values.get(m.line);
-    if (m.kind === 'assistant' && !m.isApiError && typeof v?.message?.model === 'string') model = v.message.model;
+    if (m.kind === 'assistant' && !m.isApiError && typeof v?.message?.model === 'string' && v.message.model !== '<synthetic>') model = v.message.model;
   }
   return model;
 }

@@ -144,7 +144,8 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
     isSidechain: value.isSidechain === true,
     isMeta: value.isMeta === true,
     isCompactSummary: value.isCompactSummary === true,
-    isApiError: value.type === 'assistant' && (value.isApiErrorMessage === true || value.message?.model === '<synthetic>'),
+    // a "<synthetic>" reply without the flag is sent (O: a branch of 354b2588 whose copied history lost the flags)
+    isApiError: value.type === 'assistant' && value.isApiErrorMessage === true,
     emptyContent: Array.isArray(value.message?.content) && value.message.content.length === 0,
     isDisplayOnly: value.isDisplayOnly === true,
     payloadChars,

@@ -55,7 +55,7 @@ async function probeRequest(file: string, keep: string): Promise<{ report: Probe
     (e: { stdout?: string }) => ({ stdout: e.stdout ?? '{}' }),
   );
   const report = JSON.parse(stdout) as ProbeReport;
-  const input = existsSync(keep) ? (JSON.parse(readFileSync(keep, 'utf8')) as { input: Item[] }).input : [];
+  const input = existsSync(keep) ? ((JSON.parse(readFileSync(keep, 'utf8')) as { input?: Item[] }).input ?? []) : [];
   return { report, input };
 }
 
@@ -98,6 +98,15 @@ describe.skipIf(skip !== undefined)('the real Codex CLI resumes every trimmed co
       const ours = await reconstructCodexContext(await scanCodexSession(file));
       const oursTrimmed = (await validateCodexFile(trimmed)).context;
       const [a, b] = await Promise.all([probeRequest(file, join(dir, `${name}.orig.json`)), probeRequest(trimmed, join(dir, `${name}.trim.json`))]);
+      if (a.input.length === 0) {
+        // Codex refuses to resume a rollout of another model provider (resume-model.md §2.6): so
+        // it must refuse the trimmed one too, and the validator must have said why
+        const findings = (await validateCodexFile(file)).findings.map((f) => f.rule);
+        if (!findings.includes('model-provider')) failures.push(`${name}: Codex sent no request for the original, and no model-provider warning explains it`);
+        if (b.input.length !== 0) failures.push(`${name}: Codex resumed the trimmed rollout but not the original`);
+        rows.push(`| ${name.slice(0, 19)} | not resumable (model provider) | | | | | | | | ok |`);
+        return;
+      }
       const A = split(a.input, ours.items.length);
       const B = split(b.input, oursTrimmed.items.length);
       const problems: string[] = [];
