@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
+import { findStubs } from '../../src/session/trim/stub-scan.js';
 import { describeWithChromium, horizontalOverflow, newPage, screenshot, sessionValues, VIEWPORTS, type ViewportName } from './browser.js';
 import { useConsoleSuite, FIXTURE_SESSION, haveFixture } from './console-env.js';
 
@@ -125,7 +126,7 @@ describeWithChromium('console: sessions view', () => {
 
     // a stub of the trimmed branch names the payload it replaced
     const text = await readFile(branch.path!, 'utf8');
-    const ref = /page-in (ctxvm:[^\s"\\]+)/.exec(text)?.[1];
+    const ref = text.split('\n').filter(Boolean).flatMap((l) => findStubs(JSON.parse(l))).map((f) => f.ref)[0];
     expect(ref, 'the trimmed branch has page-in stubs').toBeDefined();
     await page.getByTestId('page-in-ref').fill(ref!);
     await page.getByTestId('page-in-button').click();

@@ -60,17 +60,17 @@ describe.skipIf(!enabled)('Claude Code calls ctxvm mcp', () => {
     const store = createFsObjectStore({ root: join(home, 'objects') });
     const refs = await trimWithRefs(SESSION, join(root, 'trimmed.jsonl'), store);
     // a text payload of a size a tool result carries whole
-    let chosen: { ref: string; text: string; original: unknown } | undefined;
+    let chosen: { ref: string; file: string; text: string; original: unknown } | undefined;
     for (const r of refs) {
-      const p = await pageIn(store, r.ref);
+      const p = await pageIn(store, r.ref, { files: [r.file] });
       if (p.kind === 'text' && p.text.length > 200 && p.text.length < 8_000 && containsValue(r.original, p.content)) {
-        chosen = { ref: r.ref, text: p.text, original: r.original };
+        chosen = { ref: r.ref, file: r.file, text: p.text, original: r.original };
         break;
       }
     }
     expect(chosen, `no text stub among ${refs.length} references`).toBeDefined();
 
-    const args = [PROBE, '--server', `${process.execPath} ${MAIN} mcp`, '--tool', 'session_page_in', '--input', JSON.stringify({ ref: chosen!.ref }), '--name', 'ctxvm', '--claude', bins.claude, '--env', `CTXVM_HOME=${home}`, '--json'];
+    const args = [PROBE, '--server', `${process.execPath} ${MAIN} mcp`, '--tool', 'session_page_in', '--input', JSON.stringify({ ref: chosen!.ref, session: chosen!.file }), '--name', 'ctxvm', '--claude', bins.claude, '--env', `CTXVM_HOME=${home}`, '--json'];
     let stdout: string;
     try {
       ({ stdout } = await run(process.execPath, args, { cwd: REPO_ROOT, maxBuffer: 16 << 20, timeout: 240_000 }));

@@ -142,7 +142,7 @@ export function SessionActions({ api, selection, snapshots, onChanged }: Session
           <h3>{t('actions.pageIn')}</h3>
           <label>
             {t('actions.ref')}
-            <input value={ref} onInput={(e) => setRef(e.currentTarget.value)} placeholder="ctxvm:…" class="mono" data-testid="page-in-ref" />
+            <input value={ref} onInput={(e) => setRef(e.currentTarget.value)} placeholder="toolu_… / call_… / ctxvm:…" class="mono" data-testid="page-in-ref" />
           </label>
           <p class="subtle">{t('actions.refHint')}</p>
           <button type="submit" class="btn primary" disabled={busy !== null || !ref.trim()} data-testid="page-in-button">

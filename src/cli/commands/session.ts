@@ -1,5 +1,5 @@
 /** `ctxvm session trim|validate|analyze|restore|page-in`. */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 // the engines load inside the actions, so `ctxvm --help` and unrelated commands start fast
@@ -137,9 +137,11 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .requiredOption('-o, --output <out>', 'where to write the original (atomically)')
     .action(async (input: string, opts: { output: string; json?: boolean }) => {
       const { restoreSession } = await engine();
-      const r = await restoreSession({ input: resolve(ctx.io.cwd, input), output: resolve(ctx.io.cwd, opts.output), store: await store() });
+      const r = await restoreSession({ input: resolve(ctx.io.cwd, input), output: resolve(ctx.io.cwd, opts.output), store: await store(), scratchDir: join(ctx.config().home, 'tmp') });
+      // annotations of builds before digests: restored, but nothing vouched for those bytes
+      if (r.unverified > 0) ctx.io.stderr.write(`ctxvm: warning: ${r.unverified} part(s) of ${input} carry no digest (trimmed by an earlier ctxvm); restored without checking them\n`);
       if (opts.json) return ctx.printJson({ output: opts.output, ...r });
-      ctx.print(r.wasTrimmed ? `restored ${opts.output}: ${r.restoredLines} lines back from the store, ${formatBytes(r.bytes)}` : `${input} was not trimmed by ctxvm; copied it to ${opts.output}`);
+      ctx.print(`restored ${opts.output}: ${r.restoredLines} lines back from the store${r.levels > 1 ? ` (${r.levels} nested trims undone)` : ''}, ${formatBytes(r.bytes)}`);
     });
 
   withJson(session.command('page-in'))
@@ -149,7 +151,6 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .action(async (ref: string, opts: { json?: boolean; session?: string }) => {
       const { pageIn } = await engine();
       const { encodeClaudeProjectDir } = await import('../../session/discovery/resolve.js');
-      const { join } = await import('node:path');
       const cfg = ctx.config();
       const projects = join(cfg.claudeConfigDir, 'projects');
       const p = await pageIn(await store(), ref, {

@@ -87,7 +87,8 @@ function transformOutput(item: CodexItem, meta: CodexLineMeta, age: number, ctx:
   if (isStub(output)) return false;
   const list = Array.isArray(output) ? outputItemsText(output) : undefined;
   const text = typeof output === 'string' ? output : list ? list.text : '';
-  if (list && isStub(list.text)) return false;
+  // an earlier trim already decided this output: its stubs (whole, or an image's beside kept text) stay
+  if (list && (isStub(list.text) || (output as { text?: unknown }[]).some((b) => isStub(b?.text)))) return false;
   const superseded = age >= 0 && meta.callId !== undefined && plan.supersededReads.has(meta.callId);
   const tokens = text ? payloadTokens(text, ctx) : 0;
   if (text && (superseded || tokens > threshold)) {

@@ -126,7 +126,8 @@ function transformToolResult(block: ToolResultBlock, blockIndex: number, line: C
   // an error is worth as much as anything recent: it goes only above the tail's threshold
   const threshold = block.is_error && policy.keepErrors ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
   if (threshold === undefined) return block;
-  if (isStub(block.content) || (Array.isArray(block.content) && block.content.length === 1 && isStub((block.content[0] as { text?: unknown })?.text))) return block;
+  // an earlier trim already decided this result: its stubs (whole, or an image's beside kept text) stay as they are
+  if (isStub(block.content) || (Array.isArray(block.content) && block.content.some((b) => isStub((b as { text?: unknown } | null)?.text)))) return block;
   const { text, images, bytes } = resultText(block.content);
   const superseded = age >= 0 && plan.supersededReads.has(block.tool_use_id);
   const tokens = text ? payloadTokens(text, ctx) : 0;

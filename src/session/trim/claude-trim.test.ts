@@ -326,6 +326,24 @@ describe.skipIf(inputs.length === 0)('trim invariants on every corpus and genera
       }
     });
 
+    it('trimmed again (same policy, then a tighter one): same bytes, no larger a context, one restore gives x', async () => {
+      const o = await outcome(input);
+      const dir = join(root, `retrim-${++caseNo}`);
+      await mkdir(dir);
+      const same = join(dir, 'same.jsonl');
+      const tighter = join(dir, 'tighter.jsonl');
+      await trimSession({ input: o.output, output: same, store: o.store, measure: false });
+      expect(await sha256(same)).toBe(await sha256(o.output));
+      await trimSession({ input: o.output, output: tighter, store: o.store, measure: false, policy: { keepLastTurns: 0, toolResultTokens: 20, toolInputTokens: 20 } });
+      const tokens = async (f: string) => countContextTokens((await loadSession(f)).context, counter).tokens;
+      expect(await tokens(tighter)).toBeLessThanOrEqual(await tokens(o.output));
+      const back = join(dir, 'back.jsonl');
+      const trimmed = (await readFile(tighter, 'utf8')).includes('"ctxvm":{');
+      const r = await restoreSession({ input: tighter, output: back, store: o.store, allowUntrimmed: !trimmed });
+      expect(r.unverified).toBe(0);
+      expect(await sha256(back)).toBe(o.hashBefore);
+    });
+
     it('reports sizes and tokens; larger sessions shrink', async () => {
       const o = await outcome(input);
       const bytes = (await readFile(input)).length;

@@ -6,7 +6,7 @@
  * comes back in one go: this build composes annotations, and files whose earlier trims nested
  * them (builds before annotation version 3) are restored level by level until none is left.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -172,7 +172,9 @@ export async function restoreSession(options: RestoreOptions): Promise<RestoreRe
   if (input === output) throw new CtxvmError('E_USAGE', `refusing to overwrite ${input}`, { hint: 'pass a different -o path' });
   const packs = new PackReader(store, input);
   // each level goes to a scratch file; the output is written once, from the last
-  const scratch = await mkdtemp(join(options.scratchDir ?? tmpdir(), 'ctxvm-restore-'));
+  const base = options.scratchDir ?? tmpdir();
+  await mkdir(base, { recursive: true });
+  const scratch = await mkdtemp(join(base, 'ctxvm-restore-'));
   try {
     let from = input;
     let total: RestoreResult | undefined;
