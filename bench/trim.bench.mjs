@@ -1,17 +1,19 @@
 // `npm run bench:trim`: trim throughput against the naive readline + JSON.parse + JSON.stringify
 // floor on the same generated files (measured in the same run), peak RSS, token reduction; then
-// reduction and validity over every real session in ../shared/corpus/sessions.
+// reduction, validity and restore over every real session in ../shared/corpus/sessions against
+// the reference trimmer, per folder and by tune/check half (trim-reduction.mjs).
 //
 // BENCH_TRIM_MB (default 10,100,500) picks the generated sizes, BENCH_RUNS (default 3) the runs
 // per size; naive and trim alternate, each in a fresh process, and the ratio is the median of the
 // per-run ratios. Wall time is what the ratio uses; CPU time (user + system, all threads) is
 // printed too, since it barely depends on how busy the machine is, and so is the load average.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, mbps, table, requireDist, root, sharedDir } from './lib.mjs';
 import { runTokenCalibration } from './token-calibration.mjs';
+import { runReductionComparison } from './trim-reduction.mjs';
 
 requireDist();
 const api = await import(join(root, 'dist', 'index.js'));
@@ -73,36 +75,7 @@ for (const mb of sizes) {
 console.log(`\nTrim vs naive parse+stringify (median of ${runs} runs; generated sessions with images, auto compaction, edge cases; load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs)`);
 table(rows);
 
-// every real session in the corpus
-const corpus = join(sharedDir, 'corpus', 'sessions');
-if (existsSync(corpus)) {
-  const files = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) { if (e.name !== 'subagents') walk(p); } else if (e.name.endsWith('.jsonl') && !e.name.startsWith('agent-')) files.push(p);
-    }
-  };
-  walk(corpus);
-  const store = api.createFsObjectStore({ root: join(dir, 'corpus-store') });
-  const corpusRows = [];
-  let sumBefore = 0, sumAfter = 0;
-  for (const f of files.sort()) {
-    const out = join(dir, 'c.jsonl');
-    try {
-      const r = await api.trimSession({ input: f, output: out, store });
-      const restored = join(dir, 'r.jsonl');
-      await api.restoreSession({ input: out, output: restored, store });
-      const same = readFileSync(f).equals(readFileSync(restored));
-      sumBefore += r.input.tokens; sumAfter += r.output.tokens;
-      corpusRows.push({ session: f.slice(corpus.length + 1).replace(/projects\/[^/]+\//, '').slice(0, 58), agent: r.agent, tokens: `${r.input.tokens} → ${r.output.tokens}`, reduction: `${(r.reduction * 100).toFixed(1)}%`, valid: r.valid ? 'yes' : 'NO', restore: same ? 'identical' : 'DIFFERS' });
-    } catch (e) {
-      corpusRows.push({ session: f.slice(corpus.length + 1).slice(0, 58), agent: '?', tokens: '-', reduction: '-', valid: `error: ${String(e.message).slice(0, 60)}`, restore: '-' });
-    }
-  }
-  console.log(`\nReal sessions (${files.length}): reduction of the reconstructed context, validity, restore`);
-  table(corpusRows);
-  console.log(`all sessions together: ${sumBefore} → ${sumAfter} tokens (${((1 - sumAfter / sumBefore) * 100).toFixed(1)}% removed)`);
-}
+// every real session in the corpus, against the reference, by half
+await runReductionComparison();
 rmSync(dir, { recursive: true, force: true });
 await runTokenCalibration();

@@ -44,10 +44,30 @@ export interface ClaudeTrimPlan {
   relink: IdLookup;
   /** Line number of an assistant line → tool_use ids on it answered by nobody but followed by more conversation. */
   unanswered: Map<number, string[]>;
+  /**
+   * The tail's thinking may go too: the last reply ends its turn (no call of it waits on a
+   * result), so once the next prompt comes the API counts that thinking as a previous turn's,
+   * which it accepts without. In an open tool loop the API requires it, so it stays.
+   */
+  tailThinking: boolean;
 }
 
 function isThinkingType(t: string): boolean {
   return t === 'thinking' || t === 'redacted_thinking';
+}
+
+function isThinkingOnly(m: LineMeta): boolean {
+  return m.kind === 'assistant' && m.blockTypes.length > 0 && m.blockTypes.every(isThinkingType);
+}
+
+/** The last reply after `start` is complete and calls no tool (a reply cut off after its thinking is not). */
+function lastReplyEndsTurn(lines: LineMeta[], start: number): boolean {
+  for (let i = lines.length - 1; i >= start; i--) {
+    const m = lines[i]!;
+    if (m.kind !== 'assistant' || m.isSidechain || m.isApiError || m.blockTypes.length === 0) continue;
+    return m.toolUses.length === 0 && !isThinkingOnly(m);
+  }
+  return false;
 }
 
 /**
@@ -102,6 +122,7 @@ export function foldedLinesPlan(folded: FoldedLines): ClaudeTrimPlan {
     tools: new Map(),
     relink: folded.relink,
     unanswered: new Map(),
+    tailThinking: false,
   };
 }
 
@@ -157,13 +178,18 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
     if (!removed.has(m.line)) for (const u of m.toolUses) vanishingToolUses.delete(u.id);
   }
 
+  const tailThinking = policy.thinking && lastReplyEndsTurn(lines, Math.max(0, boundary));
   // 3. per-line removals after the boundary
   for (let i = Math.max(0, boundary); i < lines.length; i++) {
     const m = lines[i]!;
-    if (removed.has(m.line) || m.line >= protectedFromLine) continue;
+    if (removed.has(m.line)) continue;
+    if (m.line >= protectedFromLine) {
+      if (tailThinking && isThinkingOnly(m)) removed.set(m.line, 'thinking');
+      continue;
+    }
     if (policy.metadataLines && (m.kind === 'file-history-snapshot' || m.kind === 'queue-operation' || m.kind === 'progress')) {
       removed.set(m.line, 'metadata');
-    } else if (policy.thinking && m.kind === 'assistant' && m.blockTypes.length > 0 && m.blockTypes.every(isThinkingType)) {
+    } else if (policy.thinking && isThinkingOnly(m)) {
       // Claude Code drops a reply made only of thinking anyway, so removing the line keeps the structure
       removed.set(m.line, 'thinking');
     }
@@ -237,5 +263,5 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
     unanswered.set(anchor, [...(unanswered.get(anchor) ?? []), ...open]);
   }
 
-  return { removed, windowStart: index.windowStart ?? 1, protectedFromLine, turnStarts, vanishingToolUses, orphanResults, reparent, supersededReads, tools, relink, unanswered };
+  return { removed, windowStart: index.windowStart ?? 1, protectedFromLine, turnStarts, vanishingToolUses, orphanResults, reparent, supersededReads, tools, relink, unanswered, tailThinking };
 }

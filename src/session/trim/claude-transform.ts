@@ -229,8 +229,8 @@ export function transformClaudeLine(line: ClaudeLine, meta: LineMeta, ctx: Trans
         ctx.counters.images++;
       }
     } else if (line.type === 'assistant') {
-      if ((block.type === 'thinking' || block.type === 'redacted_thinking') && policy.thinking && age >= 0) {
-        // earlier turns' thinking: the original stays in the store with the line (page-in by line)
+      if ((block.type === 'thinking' || block.type === 'redacted_thinking') && policy.thinking && (age >= 0 || plan.tailThinking)) {
+        // earlier turns' thinking (and the tail's once its turn ended): the original stays in the store with the line
         ctx.counters.thinking++;
         next = undefined;
       } else if (block.type === 'tool_use') next = transformToolUse(block as ToolUseBlock, age, ctx);
