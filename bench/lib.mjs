@@ -1,5 +1,5 @@
 // Shared helpers for benchmarks: medians, MB/s, peak RSS sampling and table printing.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -47,4 +47,19 @@ export function requireDist() {
     console.error('bench: dist/ is missing; run `npm run build` first');
     process.exit(2);
   }
+}
+
+/** The main session files under `dir` (not subagents', tool-result files or journals), sorted. */
+export function mainSessionFiles(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'subagents' && e.name !== 'tool-results') walk(p);
+      } else if (e.name.endsWith('.jsonl') && !e.name.startsWith('agent-') && e.name !== 'journal.jsonl') out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
 }

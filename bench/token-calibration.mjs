@@ -12,24 +12,12 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { requireDist, root, sharedDir, table } from './lib.mjs';
+import { mainSessionFiles, requireDist, root, sharedDir, table } from './lib.mjs';
 
 /** Sessions whose billed input grew by less than this are left out of the fit (noise: hidden per-turn text dominates). */
 const FIT_MIN_GROWTH = 2000;
 
-function sessionFiles(dir) {
-  const out = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== 'subagents' && e.name !== 'tool-results') walk(p);
-      } else if (e.name.endsWith('.jsonl') && !e.name.startsWith('agent-') && e.name !== 'journal.jsonl') out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
+const sessionFiles = mainSessionFiles;
 
 async function profiles(agentDir, agent) {
   const profile = await import(join(root, 'dist', 'session', 'usage-profile.js'));

@@ -7,11 +7,11 @@
 // looked at while tuning; docs quote the check half. Every row also says whether the output is a
 // session the agent resumes without a new finding and whether restore gives the input back.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { root, sharedDir, table } from './lib.mjs';
+import { mainSessionFiles, root, sharedDir, table } from './lib.mjs';
 
 const REFERENCE_THRESHOLD = 500;
 // BENCH_TRIM_POLICY='{"tailPayloadTokens":500}' measures another policy (tune on the tune half only)
@@ -22,19 +22,6 @@ export function halfOf(folder) {
   return createHash('sha256').update(folder).digest()[0] % 2 === 0 ? 'tune' : 'check';
 }
 
-function mainSessions(dir) {
-  const files = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== 'subagents') walk(p);
-      } else if (e.name.endsWith('.jsonl') && !e.name.startsWith('agent-')) files.push(p);
-    }
-  };
-  walk(dir);
-  return files.sort();
-}
 
 const pct = (x) => (typeof x === 'number' && Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '-');
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
@@ -62,7 +49,7 @@ export async function runReductionComparison() {
     for (const agent of ['claude-code', 'codex']) {
       const agentDir = join(corpus, agent);
       if (!existsSync(agentDir)) continue;
-      const files = mainSessions(agentDir);
+      const files = mainSessionFiles(agentDir);
       for (const [i, file] of files.entries()) {
         if (isTty) process.stderr.write(`\rreduction: ${agent} ${i + 1}/${files.length}\x1b[K`);
         const folder = relative(agentDir, file).split('/')[0];
