@@ -20,7 +20,7 @@ import { CompactIdMap } from '../../core/uuid-map.js';
 import type { ParseError } from '../../errors.js';
 import { describeLine, type ClaudeIndex, type LineMeta } from '../claude/scan.js';
 import { skimClaudeBookkeeping, skimClaudeLine, type LineBookkeeping } from '../claude/skim-line.js';
-import type { ClaudeLine } from '../claude/types.js';
+import { lineKind, type ClaudeLine } from '../claude/types.js';
 import type { LineRoute } from './claude-lines.js';
 
 /** What the trimmer keeps of folded lines (all before `windowStart`). */
@@ -85,8 +85,13 @@ function foldRemoved(folded: FoldedLines, uuid: unknown, parentUuid: unknown, to
   folded.relink.set(uuid, parent);
 }
 
+/** Folded lines that stay: summaries, and lines that carry no message (titles, modes, unknown types). */
+function keptWhenFolded(type: unknown): boolean {
+  return type === 'summary' || lineKind({ type } as ClaudeLine) === 'other';
+}
+
 function fold(m: LineMeta, folded: FoldedLines): void {
-  if (m.kind === 'summary') folded.kept.set(m.line, m);
+  if (m.kind === 'summary' || m.kind === 'other') folded.kept.set(m.line, m);
   else
     foldRemoved(
       folded,
@@ -142,7 +147,7 @@ export async function indexClaudeForTrim(file: string, options: TrimIndexOptions
       const line = value as ClaudeLine;
       const meta = describeLine(line, raw.line, raw.byteOffset, raw.bytes.length);
       skim = { type: line.type, uuid: meta.uuid, parentUuid: meta.parentUuid, sessionId: line.sessionId, cwd: line.cwd, version: line.version, toolUseIds: meta.toolUses.map((u) => u.id), regions: [] };
-      if (skim.type !== 'summary') {
+      if (!keptWhenFolded(skim.type)) {
         index.objectLines++;
         identity(skim);
         foldRemoved(folded, skim.uuid, skim.parentUuid, skim.toolUseIds);
@@ -151,7 +156,7 @@ export async function indexClaudeForTrim(file: string, options: TrimIndexOptions
     }
     index.objectLines++;
     identity(skim);
-    if (skim.type === 'summary') {
+    if (keptWhenFolded(skim.type)) {
       const meta = describeLine(parseLine(raw) as ClaudeLine, raw.line, raw.byteOffset, raw.bytes.length);
       folded.kept.set(raw.line, meta);
       return options.onFolded!(raw, { kind: 'kept', meta });

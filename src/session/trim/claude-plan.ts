@@ -165,10 +165,11 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
 
   for (const m of lines) for (const u of m.toolUses) tools.set(u.id, { name: u.name, ...(u.target ? { target: u.target } : {}) });
 
-  // 1. content before the last compaction boundary (but titles and preserved messages)
+  // 1. content before the last compaction boundary (but summaries, preserved messages and the
+  //    lines that carry no message: titles, modes, links and unknown types stay as they are)
   for (let i = 0; i < boundary; i++) {
     const m = lines[i]!;
-    if (m.kind === 'summary' || (m.uuid && preserved.has(m.uuid))) continue;
+    if (m.kind === 'summary' || m.kind === 'other' || (m.uuid && preserved.has(m.uuid))) continue;
     removed.set(m.line, 'before-compaction');
     for (const u of m.toolUses) vanishingToolUses.add(u.id);
   }
