@@ -168,10 +168,12 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
   const agent = await detectAgent(options.input);
   const driver = driverFor(agent);
   const policy = resolvePolicy(options.policy);
-  const before = await driver.load(options.input);
+  // without token counts only the findings are needed: lean loads keep memory flat (driver.ts)
+  const lean = options.measure === false;
+  const before = await driver.load(options.input, { lean });
   let checked: LoadedSession | undefined;
   const check = async (temp: string) => {
-    const loaded = await driver.load(temp);
+    const loaded = await driver.load(temp, { lean });
     checked = loaded;
     return newFindings(before.findings, loaded.findings)
       .filter((f) => f.severity === 'error')
@@ -189,7 +191,7 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     ...(options.signal ? { signal: options.signal } : {}),
   });
   // the checked temporary file is the output, byte for byte
-  const after = checked ? { ...checked, file: options.output } : await driver.load(options.output);
+  const after = checked ? { ...checked, file: options.output } : await driver.load(options.output, { lean });
   const remaining = new Set(after.findings.map(findingKey));
   const report: TrimReport = {
     agent,

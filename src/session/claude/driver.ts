@@ -10,7 +10,7 @@ export const claudeDriver: SessionDriver = {
   agent: 'claude',
   async load(file, options = {}) {
     const index = await scanClaudeSession(file, options);
-    const ctx = await reconstructClaudeContext(index);
+    const ctx = await reconstructClaudeContext(index, { lean: options.lean === true });
     return {
       agent: 'claude',
       file,
