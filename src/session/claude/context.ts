@@ -274,6 +274,8 @@ export interface ReconstructOptions {
    * transcript of any size.
    */
   lean?: boolean;
+  /** Lean lines already at hand, by line number (see `LeanLines`); the chain's other lines are read. */
+  leanValues?: ReadonlyMap<number, Record<string, unknown>>;
 }
 
 /** Reconstructs the context from the index (reads, and parses, only the loaded lines). */
@@ -281,6 +283,15 @@ export async function reconstructClaudeContext(index: ClaudeIndex, options: Reco
   const chain = selectClaudeChain(index);
   const wanted = new Set(chain.lines);
   const values = new Map<number, ClaudeLine>();
+  if (options.leanValues) {
+    for (const line of chain.lines) {
+      const v = options.leanValues.get(line);
+      if (v) {
+        values.set(line, v as ClaudeLine);
+        wanted.delete(line);
+      }
+    }
+  }
   if (wanted.size > 0) {
     for await (const batch of readLineBatches(index.file, { reuseBuffers: true })) {
       for (const raw of batch) {
