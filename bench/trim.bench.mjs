@@ -7,8 +7,9 @@
 // and are skimmed), `live0` and `live2` (0 and 2 compactions with a long tail after the last
 // boundary, what sessions on 1M-token models look like: most bytes are live and trimmed).
 // BENCH_TRIM_SHAPES (default auto,live0,live2) and BENCH_TRIM_MB (default 10,100,500) pick them,
-// BENCH_RUNS (default 3) the runs. Each run measures the three in a fresh process each, in an
-// order that rotates from run to run; a ratio is the median of the per-run ratios, so load drift
+// BENCH_RUNS (default 3) the runs; BENCH_TRIM_TOKENS=off skips counting tokens of the generated
+// files and BENCH_TRIM_CORPUS=off the corpus and calibration tables. Each run measures the three
+// in a fresh process each, in an order that rotates from run to run; a ratio is the median of the per-run ratios, so load drift
 // hits both sides of it. Wall time is what the ratios use; CPU time (user + system, all threads)
 // is printed too, since it barely depends on how busy the machine is, and so is the load average.
 import { execFileSync } from 'node:child_process';
@@ -23,6 +24,8 @@ const api = await import(join(root, 'dist', 'index.js'));
 const sizes = (process.env.BENCH_TRIM_MB ?? '10,100,500').split(',').map(Number);
 const shapes = (process.env.BENCH_TRIM_SHAPES ?? 'auto,live0,live2').split(',');
 const runs = Number(process.env.BENCH_RUNS ?? 3);
+const countTokens = process.env.BENCH_TRIM_TOKENS !== 'off';
+const corpusToo = process.env.BENCH_TRIM_CORPUS !== 'off';
 const gen = join(sharedDir, 'tools', 'gen-claude-session.mjs');
 if (!existsSync(gen)) {
   console.error(`bench:trim needs ${gen} (../shared next to the repository)`);
@@ -61,14 +64,17 @@ for (const shape of shapes) {
       }
     }
     for (const k of ['naive', 'reference']) rmSync(join(dir, `${k}-${shape}-${mb}.jsonl`), { force: true });
-    // reduction of the tokens the agent would send, measured once (not timed)
+    // reduction of the tokens the agent would send, measured once (not timed; BENCH_TRIM_TOKENS=off skips it)
     const trimmed = join(dir, `trim-${shape}-${mb}.jsonl`);
-    const loadedBefore = await api.loadSession(input);
-    const loadedAfter = await api.loadSession(trimmed);
-    const counter = api.createTokenCounter();
-    const before = api.countContextTokens(loadedBefore.context, counter).tokens;
-    const after = api.countContextTokens(loadedAfter.context, counter).tokens;
-    const valid = !loadedAfter.findings.some((f) => f.severity === 'error');
+    let before = NaN, after = NaN, valid = true;
+    if (countTokens) {
+      const loadedBefore = await api.loadSession(input);
+      const loadedAfter = await api.loadSession(trimmed);
+      const counter = api.createTokenCounter();
+      before = api.countContextTokens(loadedBefore.context, counter).tokens;
+      after = api.countContextTokens(loadedAfter.context, counter).tokens;
+      valid = !loadedAfter.findings.some((f) => f.severity === 'error');
+    }
     const ratio = (other) => median(m[other].s.map((x, i) => x / m.trim.s[i])).toFixed(2) + 'x';
     rows.push({
       shape,
@@ -79,9 +85,9 @@ for (const shape of shapes) {
       'naive s (cpu)': `${median(m.naive.s).toFixed(2)} (${median(m.naive.cpu).toFixed(2)})`,
       'vs naive': ratio('naive'),
       'peak RSS trim/ref/naive MB': [m.trim, ...(hasReference ? [m.reference] : []), m.naive].map((x) => median(x.rss).toFixed(0)).join('/'),
-      tokens: `${before} → ${after}`,
-      reduction: `${((1 - after / before) * 100).toFixed(1)}%`,
-      valid: valid ? 'yes' : 'NO',
+      tokens: countTokens ? `${before} → ${after}` : '-',
+      reduction: countTokens ? `${((1 - after / before) * 100).toFixed(1)}%` : '-',
+      valid: countTokens ? (valid ? 'yes' : 'NO') : '(checked by the trim)',
     });
     rmSync(input, { force: true });
     rmSync(trimmed, { force: true });
@@ -92,7 +98,7 @@ table(rows);
 
 // every real session in the corpus
 const corpus = join(sharedDir, 'corpus', 'sessions');
-if (existsSync(corpus)) {
+if (corpusToo && existsSync(corpus)) {
   const files = [];
   const walk = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -122,4 +128,4 @@ if (existsSync(corpus)) {
   console.log(`all sessions together: ${sumBefore} → ${sumAfter} tokens (${((1 - sumAfter / sumBefore) * 100).toFixed(1)}% removed)`);
 }
 rmSync(dir, { recursive: true, force: true });
-await runTokenCalibration();
+if (corpusToo) await runTokenCalibration();
