@@ -9,9 +9,10 @@
 // BENCH_TRIM_SHAPES (default auto,live0,live2) and BENCH_TRIM_MB (default 10,100,500) pick them,
 // BENCH_RUNS (default 3) the runs; BENCH_TRIM_TOKENS=off skips counting tokens of the generated
 // files and BENCH_TRIM_CORPUS=off the corpus and calibration tables. Each run measures the three
-// in a fresh process each, in an order that rotates from run to run; a ratio is the median of the per-run ratios, so load drift
-// hits both sides of it. Wall time is what the ratios use; CPU time (user + system, all threads)
-// is printed too, since it barely depends on how busy the machine is, and so is the load average.
+// in a fresh process each, in an order that rotates from run to run; a ratio is the median of the
+// per-run ratios, so load drift hits both sides of it. Wall time is what the ratios use; CPU time
+// (user + system, all threads) is printed too, since it depends less on how busy the machine is,
+// and so is the load average.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
