@@ -1,5 +1,5 @@
 // One measured pass in a fresh process (so peak RSS belongs to that pass alone).
-// Usage: node trim-child.mjs trim|naive IN OUT [STORE]
+// Usage: node trim-child.mjs trim|naive|reference IN OUT [STORE]
 // Prints {seconds, maxRssMb} on stdout.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -21,6 +21,12 @@ if (mode === 'naive') {
   }
   out.end();
   await once(out, 'finish');
+} else if (mode === 'reference') {
+  // the reference trimmer (../shared/reference/claude-code-cmv), at its default threshold
+  const { pathToFileURL } = await import('node:url');
+  const { sharedDir } = await import('./lib.mjs');
+  const { trimJsonl } = await import(pathToFileURL(join(sharedDir, 'reference', 'claude-code-cmv', 'dist', 'core', 'trimmer.js')).href);
+  await trimJsonl(input, output, { threshold: 500 });
 } else {
   // the modules `ctxvm session trim` loads (see src/cli/commands/session.ts), not the whole library
   const { trimSession } = await import(join(root, 'dist', 'session', 'session.js'));

@@ -51,8 +51,17 @@ export interface DriverTrimStats {
   holder: string;
 }
 
+export interface LoadOptions {
+  signal?: AbortSignal;
+  /**
+   * Load for the findings only: the context may hold stand-ins for long texts (drivers that keep
+   * memory flat this way say so), so it must not be counted or shown. Same findings either way.
+   */
+  lean?: boolean;
+}
+
 export interface SessionDriver {
   readonly agent: AgentKind;
-  load(file: string, options?: { signal?: AbortSignal }): Promise<LoadedSession>;
+  load(file: string, options?: LoadOptions): Promise<LoadedSession>;
   trim(input: DriverTrimInput): Promise<DriverTrimStats>;
 }

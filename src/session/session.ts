@@ -13,7 +13,7 @@ import { createTokenCounter, type TokenCounter } from '../text/tokens.js';
 import { cacheScenarios, type CacheScenario } from './cache-model.js';
 import { claudeDriver } from './claude/driver.js';
 import { codexDriver } from './codex/driver.js';
-import type { AgentKind, TokenCategory } from './context-model.js';
+import type { AgentContext, AgentKind, TokenCategory } from './context-model.js';
 import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding } from './driver.js';
 import { priceFor } from './pricing.js';
 import { countContextTokens, type TokenBreakdown } from './token-breakdown.js';
@@ -160,6 +160,18 @@ export function newFindings(before: ValidationFinding[], after: ValidationFindin
   });
 }
 
+/** A loaded session's findings, and its context unless the load was lean. */
+interface FindingsOf {
+  findings: ValidationFinding[];
+  context?: AgentContext;
+}
+
+/** Loads a session and keeps only what the trim report needs (a lean context is dropped at once). */
+async function loadFindings(driver: SessionDriver, file: string, lean: boolean): Promise<FindingsOf> {
+  const loaded = await driver.load(file, { lean });
+  return lean ? { findings: loaded.findings } : { findings: loaded.findings, context: loaded.context };
+}
+
 /**
  * Trims a session file into `output` (atomically), validating the result before it is written: a
  * trim may repair what the input had (reported as warnings), never add a problem of its own.
@@ -168,10 +180,12 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
   const agent = await detectAgent(options.input);
   const driver = driverFor(agent);
   const policy = resolvePolicy(options.policy);
-  const before = await driver.load(options.input);
-  let checked: LoadedSession | undefined;
+  // without token counts only the findings are needed: lean loads keep memory flat (driver.ts)
+  const lean = options.measure === false;
+  const before = await loadFindings(driver, options.input, lean);
+  let checked: FindingsOf | undefined;
   const check = async (temp: string) => {
-    const loaded = await driver.load(temp);
+    const loaded = await loadFindings(driver, temp, lean);
     checked = loaded;
     return newFindings(before.findings, loaded.findings)
       .filter((f) => f.severity === 'error')
@@ -189,7 +203,7 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     ...(options.signal ? { signal: options.signal } : {}),
   });
   // the checked temporary file is the output, byte for byte
-  const after = checked ? { ...checked, file: options.output } : await driver.load(options.output);
+  const after = checked ?? (await loadFindings(driver, options.output, lean));
   const remaining = new Set(after.findings.map(findingKey));
   const report: TrimReport = {
     agent,
@@ -206,18 +220,18 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     holder: stats.holder,
   };
   if (options.measure !== false) {
-    const counter = counterFor(options, before.context.model);
-    const counted = countContextTokens(before.context, counter);
-    const countedAfter = countContextTokens(after.context, counter);
+    const counter = counterFor(options, before.context!.model);
+    const counted = countContextTokens(before.context!, counter);
+    const countedAfter = countContextTokens(after.context!, counter);
     const b = counted.tokens;
     const a = countedAfter.tokens;
-    if (before.context.model) report.model = before.context.model;
+    if (before.context!.model) report.model = before.context!.model;
     report.input.tokens = b;
     report.input.breakdown = counted.breakdown;
     report.output.tokens = a;
     report.output.breakdown = countedAfter.breakdown;
     report.reduction = ratioRemoved(b, a);
-    const request = requestTokens(await readLoggedContext(options.input, before.context, counter), b, a);
+    const request = requestTokens(await readLoggedContext(options.input, before.context!, counter), b, a);
     if (request) report.request = request;
     report.tokenizer = counted.method;
   }

@@ -153,47 +153,57 @@ const enum Run {
   OtherLetter,
 }
 
+/** What a finished run of `length` characters of one class adds to the estimate (`next`: the class after it). */
+function runTokens(kind: Run, length: number, next: Run): number {
+  const e = ESTIMATE;
+  if (kind === Run.Lower) return 1 + (length - 1) / e.lowerRun;
+  if (kind === Run.Upper) return 1 + (length - 1) / e.upperRun;
+  if (kind === Run.Digit) return Math.ceil(length / 3);
+  if (kind === Run.Punctuation) return 1 + (length - 1) / e.punctuationRun;
+  if (kind === Run.OtherLetter) return 1 + (length - 1) / e.otherRun;
+  if (kind === Run.Space) {
+    // A single space joins the word or punctuation after it (" the"), but not a digit.
+    const joins = next === Run.Lower || next === Run.Upper || next === Run.Punctuation;
+    return joins ? (length > 1 ? e.indent : 0) : e.lonelySpace;
+  }
+  return 0;
+}
+
+// The loop keeps its state in locals (a closure over them would keep them in memory, not registers).
 function estimateRaw(text: string): number {
   const e = ESTIMATE;
   let sum = 0;
   let kind = Run.None;
   let length = 0;
-  const flush = (next: Run) => {
-    if (kind === Run.Lower) sum += 1 + (length - 1) / e.lowerRun;
-    else if (kind === Run.Upper) sum += 1 + (length - 1) / e.upperRun;
-    else if (kind === Run.Digit) sum += Math.ceil(length / 3);
-    else if (kind === Run.Punctuation) sum += 1 + (length - 1) / e.punctuationRun;
-    else if (kind === Run.OtherLetter) sum += 1 + (length - 1) / e.otherRun;
-    else if (kind === Run.Space) {
-      // A single space joins the word or punctuation after it (" the"), but not a digit.
-      const joins = next === Run.Lower || next === Run.Upper || next === Run.Punctuation;
-      sum += joins ? (length > 1 ? e.indent : 0) : e.lonelySpace;
-    }
-  };
   for (let i = 0; i < text.length; i++) {
-    const next = classify(text.charCodeAt(i));
-    if (next === Run.Wide) {
-      flush(next);
-      kind = Run.None;
-      length = 0;
-      const c = text.charCodeAt(i);
-      sum += c >= 0xd800 && c <= 0xdfff ? e.surrogate : e.cjk;
-      continue;
-    }
+    const c = text.charCodeAt(i);
+    const next = RUN_OF_CHAR[c]! as Run;
     if (next === kind) {
       length++;
+    } else if (next === Run.Wide) {
+      sum += runTokens(kind, length, next);
+      kind = Run.None;
+      length = 0;
+      sum += c >= 0xd800 && c <= 0xdfff ? e.surrogate : e.cjk;
     } else if (kind === Run.Upper && next === Run.Lower && length === 1) {
       kind = Run.Lower; // "Hello" is one word, not "H" + "ello"
       length++;
     } else {
-      flush(next);
+      sum += runTokens(kind, length, next);
       kind = next;
       length = 1;
     }
   }
-  flush(Run.None);
+  sum += runTokens(kind, length, Run.None);
   return sum * e.margin;
 }
+
+/** `classify` of every UTF-16 code unit, looked up on the estimate's hot loop (built once, never written). */
+const RUN_OF_CHAR: Uint8Array = (() => {
+  const table = new Uint8Array(0x10000);
+  for (let c = 0; c < table.length; c++) table[c] = classify(c);
+  return table;
+})();
 
 function classify(c: number): Run {
   if (c >= 97 && c <= 122) return Run.Lower;

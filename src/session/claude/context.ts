@@ -4,10 +4,11 @@
  * lines to messages, adds the repairs Claude Code makes at the end of a conversation, and applies
  * the API normalisation (merges and silent repairs). Checked against the real CLI by the probe.
  */
-import { readJsonl } from '../../core/jsonl.js';
+import { readLineBatches } from '../../core/jsonl.js';
 import { appendAttachment, bubbleAttachments, ensureToolResultPairing, mergeUser as joinUsers } from './api-messages.js';
 import { renderAttachment } from './attachments.js';
 import { selectClaudeChain } from './chain.js';
+import { leanClaudeLine } from './lean-line.js';
 import { endsWithLocalCommandRecord } from './local-command.js';
 import { claudeResumeModel, usesSystemEntries } from './resume-model.js';
 import type { ClaudeIndex, LineMeta } from './scan.js';
@@ -266,14 +267,44 @@ export function withPrompt(messages: ContextMessage[], prompt: string): ContextM
   return [...messages, next];
 }
 
-/** Reconstructs the context from the index (reads only the loaded lines' content). */
-export async function reconstructClaudeContext(index: ClaudeIndex): Promise<ClaudeContext> {
+export interface ReconstructOptions {
+  /**
+   * Keep lean lines (lean-line.ts): the context then answers validation exactly but holds
+   * stand-ins for long texts, so it must not be counted or shown. Memory stays small on a
+   * transcript of any size.
+   */
+  lean?: boolean;
+  /** Lean lines already at hand, by line number (see `LeanLines`); the chain's other lines are read. */
+  leanValues?: ReadonlyMap<number, Record<string, unknown>>;
+}
+
+/** Reconstructs the context from the index (reads, and parses, only the loaded lines). */
+export async function reconstructClaudeContext(index: ClaudeIndex, options: ReconstructOptions = {}): Promise<ClaudeContext> {
   const chain = selectClaudeChain(index);
   const wanted = new Set(chain.lines);
   const values = new Map<number, ClaudeLine>();
+  if (options.leanValues) {
+    for (const line of chain.lines) {
+      const v = options.leanValues.get(line);
+      if (v) {
+        values.set(line, v as ClaudeLine);
+        wanted.delete(line);
+      }
+    }
+  }
   if (wanted.size > 0) {
-    for await (const rec of readJsonl<ClaudeLine>(index.file, { onBadLine: 'yield' })) {
-      if (rec.value && wanted.has(rec.raw.line)) values.set(rec.raw.line, rec.value);
+    for await (const batch of readLineBatches(index.file, { reuseBuffers: true })) {
+      for (const raw of batch) {
+        if (!wanted.has(raw.line)) continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(raw.text);
+        } catch {
+          continue; // a bad line is the scan's finding
+        }
+        if (!value) continue;
+        values.set(raw.line, (options.lean && typeof value === 'object' && !Array.isArray(value) ? leanClaudeLine(value as Record<string, unknown>) : value) as ClaudeLine);
+      }
     }
   }
   const metaByLine = new Map(index.lines.map((m) => [m.line, m] as const));

@@ -183,6 +183,11 @@ function parseForIndex(raw: RawLine): unknown {
 export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
   /** Called with bytes read so far (for progress bars). */
   onProgress?: (bytes: number) => void;
+  /**
+   * Called with each JSON object line as parsed for the index: long lines are skimmed, their
+   * long strings `SkippedString`s into `raw.bytes`, which stay valid during the call only.
+   */
+  onLine?: (value: Record<string, unknown>, raw: RawLine, meta: LineMeta) => void;
 }
 
 /** Streams a transcript once and returns its index. Bad lines are collected, not thrown. */
@@ -210,6 +215,7 @@ export async function scanClaudeSession(file: string, options: ScanOptions = {})
     index.cwd ??= typeof value.cwd === 'string' ? value.cwd : undefined;
     index.version ??= typeof value.version === 'string' ? value.version : undefined;
     index.lines.push(meta);
+    options.onLine?.(value as unknown as Record<string, unknown>, raw, meta);
     if (options.onProgress && raw.line % 256 === 0) options.onProgress(index.totalBytes);
   }
   return index;

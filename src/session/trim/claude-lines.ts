@@ -170,11 +170,14 @@ export class ClaudeLineTrimmer {
       this.#mayChange(meta) ||
       plan.reparent.has(raw.line) ||
       (meta.parentUuid && (plan.relink.has(meta.parentUuid) || this.#syntheticParent.has(meta.parentUuid))) ||
-      writer.runOpen ||
       plan.unanswered.has(raw.line);
     let original: LineBytes | undefined;
     let prior: PriorLine | undefined;
-    if (needsParse) {
+    if (!needsParse && writer.runOpen) {
+      // the line stays as it is (the transform would leave it alone): it only carries the run
+      // removed before it, appended to its bytes
+      annotation = { d: writer.endRun()! };
+    } else if (needsParse) {
       value = this.#parse(raw);
       prior = meta.annotated ? takePrior(raw, value as Record<string, unknown>, this.#input) : undefined;
       const dropped = writer.endRun();

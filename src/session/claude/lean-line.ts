@@ -1,0 +1,128 @@
+/**
+ * Lean lines: what validation reads of a transcript line, without its bulk. Validating a session
+ * (validate.ts) walks the reconstructed context, which holds every line of the resumed chain; on
+ * a long live tail that is most of the file, hundreds of MB of tool output and images. The
+ * findings depend on no payload beyond whether a string is empty, blank, or how it starts (tags,
+ * a leading "/"), so a lean line keeps every field but shortens long strings to a stand-in that
+ * answers those questions the same way, and drops what nothing in validation reads (tool inputs,
+ * the `toolUseResult` side channel, usage). `lean-line.test.ts` compares findings of both loads
+ * over the corpus.
+ *
+ * A lean load reads the file once: the scan hands each line it parsed (skimmed, for long lines:
+ * see json-skim.ts) to `LeanLines`, which keeps the lean form of the lines after the last
+ * compaction boundary — what the resumed chain is made of — and reconstruction reads again only
+ * a chain line it did not keep (a preserved message before the boundary, say). One difference
+ * with a full load is left: a long line whose skipped strings hide an invalid escape is taken as
+ * the scan takes it, where a full load would leave the line out of the context.
+ */
+import { SkippedString } from '../../core/json-skim.js';
+import type { RawLine } from '../../core/jsonl.js';
+import type { LineMeta } from './scan.js';
+
+/** Strings up to this many characters are kept as they are. */
+const KEEP_CHARS = 256;
+/** Characters of the trimmed start kept when the first KEEP_CHARS are blank. */
+const TRIMMED_HEAD_CHARS = 64;
+const NOT_BLANK = /\S/;
+
+/**
+ * A short string that is empty, blank (trims to ''), starts and trims-starts the way `s` does:
+ * the questions context.ts, api-messages.ts and local-command.ts ask of a text.
+ */
+export function standIn(s: string): string {
+  if (s.length <= KEEP_CHARS) return s;
+  const head = s.slice(0, KEEP_CHARS);
+  if (NOT_BLANK.test(head)) return detached(`${head}…`);
+  if (!NOT_BLANK.test(s)) return ' ';
+  return detached(`${head}${s.trimStart().slice(0, TRIMMED_HEAD_CHARS)}…`);
+}
+
+/** A copy that does not keep `s`'s parent alive (a slice of a string points into it). */
+function detached(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
+}
+
+/** Bytes that hold the first KEEP_CHARS characters of a JSON string whatever they are (\uXXXX: 6 bytes). */
+const HEAD_BYTES = KEEP_CHARS * 6 + 8;
+
+/** The decoded JSON string in `bytes[start, end)` (no quotes); throws on a bad escape. */
+function decode(bytes: Buffer, start: number, end: number): string {
+  return JSON.parse(`"${bytes.toString('utf8', start, end)}"`) as string;
+}
+
+/** `standIn` of a string the skimmer did not decode, decoding only its head when that says enough. */
+function standInOfSkipped(bytes: Buffer, skipped: SkippedString): string {
+  const { start, end } = skipped;
+  let cut = Math.min(end, start + HEAD_BYTES);
+  if (cut < end) {
+    // neither inside an escape nor inside a UTF-8 sequence
+    for (let i = start; i < cut; ) {
+      if (bytes[i] !== 0x5c) {
+        i++;
+        continue;
+      }
+      const length = bytes[i + 1] === 0x75 ? 6 : 2;
+      if (i + length > cut) {
+        cut = i;
+        break;
+      }
+      i += length;
+    }
+    while (cut > start && (bytes[cut]! & 0xc0) === 0x80) cut--;
+    const head = decode(bytes, start, cut);
+    if (head.length > KEEP_CHARS && NOT_BLANK.test(head.slice(0, KEEP_CHARS))) return detached(`${head.slice(0, KEEP_CHARS)}…`);
+  }
+  return standIn(decode(bytes, start, end));
+}
+
+function leanValue(v: unknown, bytes?: Buffer): unknown {
+  if (typeof v === 'string') return standIn(v);
+  if (v === null || typeof v !== 'object') return v;
+  if (v instanceof SkippedString) return standInOfSkipped(bytes!, v);
+  if (Array.isArray(v)) return v.map((x) => leanValue(x, bytes));
+  const out: Record<string, unknown> = {};
+  const block = v as Record<string, unknown>;
+  for (const key of Object.keys(block)) {
+    // a tool call's input is only counted (tokens), never judged
+    if (key === 'input' && block.type === 'tool_use') out[key] = {};
+    else out[key] = leanValue(block[key], bytes);
+  }
+  return out;
+}
+
+/** Top-level fields validation never reads (and that can be large). */
+const DROPPED = new Set(['toolUseResult', 'snapshot', 'data', 'normalizedMessages']);
+
+/**
+ * The lean form of a parsed transcript line (a new object; `line` is left alone). A skimmed line
+ * (json-skim.ts) needs its `bytes` for the strings that were skipped; it throws where the
+ * skipped bytes do not decode.
+ */
+export function leanClaudeLine<T extends Record<string, unknown>>(line: T, bytes?: Buffer): T {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(line)) {
+    if (DROPPED.has(key)) continue;
+    const value = line[key];
+    if (key === 'message' && value && typeof value === 'object' && !Array.isArray(value)) {
+      const { usage: _usage, ...rest } = value as Record<string, unknown>;
+      out[key] = leanValue(rest, bytes);
+    } else out[key] = leanValue(value, bytes);
+  }
+  return out as T;
+}
+
+/** Lean lines kept while scanning: those after the last compaction boundary seen so far. */
+export class LeanLines {
+  readonly values = new Map<number, Record<string, unknown>>();
+
+  /** Takes one scanned line (its bytes are read now, not kept). */
+  add(value: Record<string, unknown>, raw: RawLine, meta: LineMeta): void {
+    // the chain starts at the last boundary; a line it needs from before is read again
+    if (meta.kind === 'system' && meta.subtype === 'compact_boundary') this.values.clear();
+    try {
+      this.values.set(raw.line, leanClaudeLine(value, raw.bytes));
+    } catch {
+      // a skipped string that does not decode: reconstruction reads the line and decides
+    }
+  }
+}
