@@ -11,6 +11,7 @@
 import { createDateContext, instantAt, lastDayOfMonth, weekdayInWeek } from './date-calendar.js';
 import type { ClockTime, DateContext, DateGrain, DateRule, ResolvedDate } from './date-calendar.js';
 import { chronoMentions } from './date-chrono.js';
+import { normalizeChineseDates } from './date-normalize-zh.js';
 import { EN_DATE_RULES } from './date-rules-en.js';
 import { globalMatches } from './global-matches.js';
 import { ZH_DATE_RULES } from './date-rules-zh.js';
@@ -108,9 +109,14 @@ function rememberedMentions(text: string, ctx: DateContext): DateMention[] {
 }
 
 function mentionsIn(text: string, ctx: DateContext): DateMention[] {
-  const candidates: DateMention[] = [...ruleMentions(text, ctx)];
-  for (const mention of chronoMentions(text, ctx)) candidates.push({ ...mention, source: 'chrono' });
-  return pickNonOverlapping(candidates);
+  // Traditional and Cantonese forms are read as Simplified Mandarin; the normalised text has the
+  // same length, so each mention's offsets hold for the text as written.
+  const normalized = normalizeChineseDates(text);
+  const candidates: DateMention[] = [...ruleMentions(normalized, ctx)];
+  for (const mention of chronoMentions(normalized, ctx)) candidates.push({ ...mention, source: 'chrono' });
+  const kept = pickNonOverlapping(candidates);
+  if (normalized === text) return kept;
+  return kept.map((m) => ({ ...m, text: text.slice(m.index, m.index + m.text.length) }));
 }
 
 function dueInstant(mention: DateMention, ctx: DateContext): number {
