@@ -28,6 +28,8 @@ export interface ResolvedDate {
   endMs?: number;
   hasTime: boolean;
   grain: DateGrain;
+  /** A clock time with no day named ("at 6 pm", "下午三点十五"): its day was inferred, and a day just before it in the text is the one meant. */
+  clockOnly?: boolean;
 }
 
 /** Everything a rule needs to resolve a phrase. */

@@ -96,7 +96,9 @@ function toMention(result: ParsedResult, ctx: DateContext, referenceMs: number):
   }
   const wall = readWall(start, text);
   const date = forwardDate(start, text, wall.date, wall.time, ctx);
-  const main = mentionFor(start, wall, date, ctx);
+  const named = mentionFor(start, wall, date, ctx);
+  const clockOnly = wall.time !== undefined && !wall.implied && !start.isCertain('day') && !start.isCertain('weekday') && !start.isCertain('month');
+  const main = named && clockOnly ? { ...named, clockOnly } : named;
   if (!main || !result.end) return main;
   const endMs = endInstant(result.end, wall, date, main, ctx);
   return endMs === undefined ? main : { ...main, endMs };

@@ -5,10 +5,12 @@
  * the Moon's elongation from the Sun), the sidereal solar months (the Sun's entry into a sign,
  * Lahiri ayanamsa) and the Moon's nakshatra.
  *
- * A festival is the first civil day, in India (UTC+05:30), on which its tithi is current at the
- * time of day the observance is tied to: sunrise for most, midday for Ganesh Chaturthi, the
- * afternoon for Dussehra, the evening (pradosh) for Diwali, Dhanteras and Holika Dahan, moonrise
- * for Karva Chauth, midnight for Maha Shivaratri. Regional calendars can differ by a day.
+ * A festival is the first civil day, in India (UTC+05:30), on which its tithi is current during
+ * the part of the day the observance is tied to: sunrise for most, midday for Ganesh Chaturthi,
+ * the afternoon (aparahna) for Dussehra, the evening (pradosh, about 2h24m after sunset) for
+ * Diwali, Dhanteras and Holika Dahan, moonrise for Karva Chauth, midnight (nishita) for Maha
+ * Shivaratri. Fixed IST hours stand in for local sunrise and sunset; regional calendars can
+ * differ by a day.
  */
 import { createRequire } from 'node:module';
 import { addDays } from './date-calendar.js';
@@ -34,13 +36,14 @@ function astronomy(): AstronomyEngine {
 
 const IST_MS = 330 * 60_000;
 const DAY_MS = 86_400_000;
-/** Hours (IST) at which a festival's tithi must be current. */
-const SUNRISE = 6;
-const MIDDAY = 12;
-const AFTERNOON = 14.5;
-const PRADOSH = 19;
-const MOONRISE = 20.5;
-const MIDNIGHT = 24;
+/** Parts of the day (IST, from and to in hours) an observance is tied to. */
+const SUNRISE: Window = [6, 6];
+const MIDDAY: Window = [11, 13.5];
+const AFTERNOON: Window = [13.5, 16];
+const PRADOSH: Window = [17.75, 20.15];
+const MOONRISE: Window = [20, 21];
+const MIDNIGHT: Window = [23.7, 24.5];
+type Window = readonly [number, number];
 
 /** Amanta month names, Chaitra first. */
 const MONTHS = ['chaitra', 'vaishakha', 'jyeshtha', 'ashadha', 'shravana', 'bhadrapada', 'ashvin', 'kartika', 'margashirsha', 'pausha', 'magha', 'phalguna'] as const;
@@ -50,23 +53,24 @@ interface LunarRule {
   month: Month;
   /** 1-15 the bright half (shukla), 16-30 the dark half (krishna), 30 the new moon. */
   tithi: number;
-  hour: number;
+  /** The part of the day in which the tithi must be current. */
+  window: Window;
 }
 
 const LUNAR: Readonly<Record<string, LunarRule>> = {
-  ugadi: { month: 'chaitra', tithi: 1, hour: SUNRISE },
-  vesak: { month: 'vaishakha', tithi: 15, hour: SUNRISE },
-  rakshaBandhan: { month: 'shravana', tithi: 15, hour: SUNRISE },
-  ganeshChaturthi: { month: 'bhadrapada', tithi: 4, hour: MIDDAY },
-  dussehra: { month: 'ashvin', tithi: 10, hour: AFTERNOON },
-  valmikiJayanti: { month: 'ashvin', tithi: 15, hour: SUNRISE },
-  karvaChauth: { month: 'ashvin', tithi: 19, hour: MOONRISE },
-  dhanteras: { month: 'ashvin', tithi: 28, hour: PRADOSH },
-  diwali: { month: 'ashvin', tithi: 30, hour: PRADOSH },
-  chhath: { month: 'kartika', tithi: 6, hour: SUNRISE },
-  ravidasJayanti: { month: 'magha', tithi: 15, hour: SUNRISE },
-  mahaShivaratri: { month: 'magha', tithi: 29, hour: MIDNIGHT },
-  holikaDahan: { month: 'phalguna', tithi: 15, hour: PRADOSH },
+  ugadi: { month: 'chaitra', tithi: 1, window: SUNRISE },
+  vesak: { month: 'vaishakha', tithi: 15, window: SUNRISE },
+  rakshaBandhan: { month: 'shravana', tithi: 15, window: SUNRISE },
+  ganeshChaturthi: { month: 'bhadrapada', tithi: 4, window: MIDDAY },
+  dussehra: { month: 'ashvin', tithi: 10, window: AFTERNOON },
+  valmikiJayanti: { month: 'ashvin', tithi: 15, window: SUNRISE },
+  karvaChauth: { month: 'ashvin', tithi: 19, window: MOONRISE },
+  dhanteras: { month: 'ashvin', tithi: 28, window: PRADOSH },
+  diwali: { month: 'ashvin', tithi: 30, window: PRADOSH },
+  chhath: { month: 'kartika', tithi: 6, window: SUNRISE },
+  ravidasJayanti: { month: 'magha', tithi: 15, window: SUNRISE },
+  mahaShivaratri: { month: 'magha', tithi: 29, window: MIDNIGHT },
+  holikaDahan: { month: 'phalguna', tithi: 15, window: PRADOSH },
 };
 
 export type HinduFestival = keyof typeof LUNAR | 'holi' | 'pongal' | 'onam' | 'rabindraJayanti';
@@ -121,15 +125,19 @@ function lunarFestival(rule: LunarRule, year: number): CivilDate | undefined {
   for (const month of lunarMonths(year)) {
     if (month.name !== rule.month || month.adhika) continue;
     let day = istDay(month.start);
-    let previous = 0;
     for (let i = 0; i < 32; i++, day = addDays(day, 1)) {
-      const tithi = tithiAt(istInstant(day, rule.hour));
-      // (A tithi can be skipped at the reference hour; then the day it was current is the next one.)
-      if (tithi === rule.tithi || (previous !== 0 && previous < rule.tithi && tithi > rule.tithi)) {
+      const from = istInstant(day, rule.window[0]);
+      const to = istInstant(day, rule.window[1]);
+      // (Before the new moon that starts the month, the tithi is still the last month's.)
+      if (to < month.start) continue;
+      if (from >= month.end) break;
+      const first = tithiAt(from < month.start ? month.start : from);
+      const last = tithiAt(to >= month.end ? new Date(month.end.getTime() - 1) : to);
+      // Tithis only advance, and a window is shorter than one: current at some moment of it.
+      if ((rule.tithi - first + 30) % 30 <= (last - first + 30) % 30) {
         if (day.year === year) return day;
         break;
       }
-      previous = tithi;
     }
   }
   return undefined;
@@ -168,7 +176,7 @@ export function hinduFestival(festival: HinduFestival, year: number): CivilDate 
     if (!ingress) return undefined;
     let day = istDay(ingress);
     for (let i = 0; i < 31; i++, day = addDays(day, 1)) {
-      const moon = siderealMoon(istInstant(day, SUNRISE));
+      const moon = siderealMoon(istInstant(day, SUNRISE[0]));
       if (moon >= 280 && moon < 280 + 40 / 3) return day;
     }
     return undefined;

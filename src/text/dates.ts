@@ -115,9 +115,35 @@ function mentionsIn(text: string, ctx: DateContext): DateMention[] {
   const normalized = normalizeChineseDates(text);
   const candidates: DateMention[] = [...ruleMentions(normalized, ctx)];
   for (const mention of chronoMentions(normalized, ctx)) candidates.push({ ...mention, source: 'chrono' });
-  const kept = pickNonOverlapping(candidates);
+  const kept = joinDayAndClock(pickNonOverlapping(candidates), normalized, ctx).map(({ clockOnly: _, ...m }) => m);
   if (normalized === text) return kept;
   return kept.map((m) => ({ ...m, text: text.slice(m.index, m.index + m.text.length) }));
+}
+
+// Between a day and the clock time that follows it: "xmas at 6 pm", "儿童节下午三点十五", "Friday, 3pm".
+const DAY_CLOCK_GAP = /^(?:\s*[,，]?\s*(?:at|@|around|on)?\s*|的)$/i;
+
+/**
+ * A day followed by a clock time that names no day ("xmas at 6 pm") is one mention: the time
+ * on that day. chrono and the rules read the two apart when the day is one chrono does not
+ * know (a holiday, 下周三), and would put the time on today.
+ */
+function joinDayAndClock(mentions: Array<DateMention & { clockOnly?: boolean }>, text: string, ctx: DateContext): Array<DateMention & { clockOnly?: boolean }> {
+  const out: Array<DateMention & { clockOnly?: boolean }> = [];
+  for (const mention of mentions) {
+    const previous = out[out.length - 1];
+    const gap = previous ? text.slice(previous.index + previous.text.length, mention.index) : '';
+    if (previous && mention.clockOnly && !previous.hasTime && previous.grain === 'day' && previous.endMs === undefined && DAY_CLOCK_GAP.test(gap)) {
+      const day = zonedParts(previous.startMs, ctx.zone);
+      const clock = zonedParts(mention.startMs, ctx.zone);
+      const startMs = instantAt(ctx, { year: day.year, month: day.month, day: day.day }, { hour: clock.hour, minute: clock.minute });
+      out[out.length - 1] = { ...mention, text: text.slice(previous.index, mention.index + mention.text.length), index: previous.index, startMs, endMs: undefined, clockOnly: false };
+      if (out[out.length - 1]!.endMs === undefined) delete out[out.length - 1]!.endMs;
+      continue;
+    }
+    out.push(mention);
+  }
+  return out;
 }
 
 function dueInstant(mention: DateMention, ctx: DateContext): number {
