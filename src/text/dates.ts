@@ -14,6 +14,7 @@ import { chronoMentions } from './date-chrono.js';
 import { normalizeChineseDates } from './date-normalize-zh.js';
 import { EN_DATE_RULES } from './date-rules-en.js';
 import { HOLIDAY_DATE_RULES } from './date-holidays.js';
+import { PERIOD_DATE_RULES } from './date-rules-periods.js';
 import { globalMatches } from './global-matches.js';
 import { ZH_DATE_RULES } from './date-rules-zh.js';
 import { zonedParts } from '../core/time-zone.js';
@@ -56,7 +57,8 @@ export interface ResolveDatesOptions {
   workdayEnd?: ClockTime;
 }
 
-const RULES: readonly DateRule[] = [...ZH_DATE_RULES, ...EN_DATE_RULES, ...HOLIDAY_DATE_RULES];
+const DAY_MS = 86_400_000;
+const RULES: readonly DateRule[] = [...ZH_DATE_RULES, ...EN_DATE_RULES, ...PERIOD_DATE_RULES, ...HOLIDAY_DATE_RULES];
 const DEADLINE_BEFORE = /(?:\b(?:by|before|until|till|due|no\s+later\s+than|deadline)|截止(?:到|至)?|截至|最晚|最迟)\s*[:：]?\s*$/i;
 const DEADLINE_AFTER = /^\s*(?:前|之前|以前|截止|到期|为止|\b(?:deadline)\b)/i;
 const DEADLINE_INSIDE = /前$|之前$|以前$|^(?:by|before|until|till)\b/i;
@@ -152,6 +154,11 @@ function dueInstant(mention: DateMention, ctx: DateContext): number {
   const day = { year: p.year, month: p.month, day: p.day };
   if (mention.grain === 'week') return instantAt(ctx, weekdayInWeek(day, 5), ctx.workdayEnd);
   if (mention.grain === 'month') return instantAt(ctx, lastDayOfMonth(day), ctx.workdayEnd);
+  if (mention.endMs !== undefined && mention.endMs - mention.startMs > DAY_MS) {
+    // A quarter, a year, 下旬: due on its last day.
+    const last = zonedParts(mention.endMs - DAY_MS / 2, ctx.zone);
+    return instantAt(ctx, { year: last.year, month: last.month, day: last.day }, ctx.workdayEnd);
+  }
   return instantAt(ctx, day, ctx.workdayEnd);
 }
 
