@@ -145,6 +145,13 @@ function forwardDate(c: ParsedComponents, text: string, date: CivilDate, time: C
     const target = c.get('weekday') ?? weekdayOf(date);
     return addDays(ctx.today, (target - weekdayOf(ctx.today) + 7) % 7);
   }
+  if (day && weekday && !c.isCertain('year')) {
+    // "Sunday, Feb 10": the weekday names the year — the nearest year in which that date is one.
+    const target = c.get('weekday');
+    const years = [0, 1, -1, 2, -2, 3, -3].map((k) => ({ ...date, year: ctx.today.year + k }));
+    const pinned = years.find((d) => weekdayOf(d) === target);
+    if (pinned) return pinned;
+  }
   if (day && !c.isCertain('year') && compareDates(date, ctx.today) < 0 && !BACKWARD_HINT.test(text)) {
     return { ...date, year: ctx.today.year + (compareDates({ ...date, year: ctx.today.year }, ctx.today) < 0 ? 1 : 0) };
   }

@@ -35,7 +35,7 @@ const WEEKDAYS: Readonly<Record<string, number>> = {
 };
 const WEEKDAY_WORDS = 'monday|mon|tuesday|tues|tue|wednesday|wed|thursday|thurs|thu|friday|fri|saturday|sat|sunday|sun';
 const RELATIVE_DAYS: Readonly<Record<string, number>> = { today: 0, tonight: 0, tomorrow: 1, tmrw: 1, tmr: 1, 'the day after tomorrow': 2 };
-const WEEK_OFFSETS: Readonly<Record<string, number>> = { this: 0, next: 1, coming: 0, last: -1 };
+const WEEK_OFFSETS: Readonly<Record<string, number>> = { this: 0, current: 0, next: 1, following: 1, coming: 0, last: -1, previous: -1, past: -1 };
 
 /** today/tomorrow/[this|next|last] Friday, with group names suffixed by `s`. */
 function dayPattern(s: string): string {
@@ -85,7 +85,7 @@ export const EN_DATE_RULES: readonly DateRule[] = [
   },
   {
     name: 'en.end-of-week',
-    pattern: new RegExp(`\\b${CUE}?(?:the\\s+)?(?:end\\s+of\\s+(?:the\\s+)?(?<which>this\\s+|next\\s+)?week|eow)\\b`, 'giu'),
+    pattern: new RegExp(`\\b${CUE}?(?:the\\s+)?(?:end\\s+of\\s+(?:the\\s+)?(?<which>this\\s+|next\\s+|current\\s+|last\\s+|past\\s+|previous\\s+|following\\s+)?week|eow)\\b`, 'giu'),
     resolve: (g, ctx) => ({ ...timeMention(ctx, friday(ctx, offsetOf(g.which)), ctx.workdayEnd), grain: 'week' }),
   },
   {
@@ -110,7 +110,7 @@ export const EN_DATE_RULES: readonly DateRule[] = [
   },
   {
     name: 'en.weekend',
-    pattern: /\b(?:(?<before>before|by)\s+)?(?:(?<which>this|next|coming|last|the|over\s+the)\s+)?weekend\b/giu,
+    pattern: /\b(?:(?<before>before|by)\s+)?(?:(?<which>this|next|coming|last|the|over\s+the)\s+)?week[\s-]?end\b/giu,
     resolve(g, ctx) {
       const which = g.which?.toLowerCase();
       const offset = which === 'next' ? 1 : which === 'last' ? -1 : 0;
@@ -120,7 +120,7 @@ export const EN_DATE_RULES: readonly DateRule[] = [
   },
   {
     name: 'en.week-or-month',
-    pattern: /\b(?<which>this|next|last)\s+(?<unit>week|month)\b/giu,
+    pattern: /\b(?:the\s+)?(?<which>this|next|last|current|previous|past|following|coming)\s+(?<unit>week|month)\b(?![\s-]?end|['’]s)/giu,
     resolve(g, ctx) {
       const offset = offsetOf(g.which);
       if (g.unit?.toLowerCase() === 'week') return weekPeriod(ctx, addDays(ctx.today, 7 * offset));

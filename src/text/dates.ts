@@ -13,6 +13,8 @@ import type { ClockTime, DateContext, DateGrain, DateRule, ResolvedDate } from '
 import { chronoMentions } from './date-chrono.js';
 import { normalizeChineseDates } from './date-normalize-zh.js';
 import { EN_DATE_RULES } from './date-rules-en.js';
+import { EN_CLOCK_RULES } from './date-rules-en-clock.js';
+import { EN_DAY_RULES } from './date-rules-en-days.js';
 import { HOLIDAY_DATE_RULES } from './date-holidays.js';
 import { PERIOD_DATE_RULES } from './date-rules-periods.js';
 import { globalMatches } from './global-matches.js';
@@ -58,7 +60,7 @@ export interface ResolveDatesOptions {
 }
 
 const DAY_MS = 86_400_000;
-const RULES: readonly DateRule[] = [...ZH_DATE_RULES, ...EN_DATE_RULES, ...PERIOD_DATE_RULES, ...HOLIDAY_DATE_RULES];
+const RULES: readonly DateRule[] = [...ZH_DATE_RULES, ...EN_DATE_RULES, ...EN_CLOCK_RULES, ...EN_DAY_RULES, ...PERIOD_DATE_RULES, ...HOLIDAY_DATE_RULES];
 const DEADLINE_BEFORE = /(?:\b(?:by|before|until|till|due|no\s+later\s+than|deadline)|截止(?:到|至)?|截至|最晚|最迟)\s*[:：]?\s*$/i;
 const DEADLINE_AFTER = /^\s*(?:前|之前|以前|截止|到期|为止|\b(?:deadline)\b)/i;
 const DEADLINE_INSIDE = /前$|之前$|以前$|^(?:by|before|until|till)\b/i;
