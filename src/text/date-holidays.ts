@@ -8,13 +8,14 @@
  *
  * Which year: a year given ("Thanksgiving 2016", "2018年逾越节") or counted ("of next year",
  * "in 3 years", "明年") picks that year's; "last X" the most recent one before today; otherwise
- * the next one on or after today (one still under way counts: Ramadan during Ramadan).
+ * the next one on or after today (one still under way counts: Ramadan during Ramadan). Before a
+ * holiday ("国庆节前", "before Christmas") is the working day's end the day before it.
  *
  * Convention: a Jewish holiday begins at sundown, so it resolves to the civil day on whose
  * evening it begins (Yom Kippur 2018 → September 18), as Duckling does. Islamic days are taken
  * as the civil day they mostly cover.
  */
-import { addDays, compareDates, dayMention, daysInMonth, startOfDate, weekdayOf } from './date-calendar.js';
+import { addDays, compareDates, dayMention, daysInMonth, startOfDate, timeMention, weekdayOf } from './date-calendar.js';
 import type { CivilDate, DateContext, DateRule, ResolvedDate } from './date-calendar.js';
 import { hinduFestival } from './date-hindu.js';
 import type { HinduFestival } from './date-hindu.js';
@@ -274,7 +275,7 @@ const ZH = holidayIndex('zh');
 const ZH_YEAR_OFFSETS: Readonly<Record<string, number>> = { 今年: 0, 明年: 1, 去年: -1, 后年: 2, 前年: -2 };
 
 /** The occurrence of `holiday` the phrase means (see the module comment), as a mention. */
-function resolveHoliday(holiday: Holiday, ctx: DateContext, pick: { year?: number; last?: boolean }): ResolvedDate | undefined {
+function resolveHoliday(holiday: Holiday, ctx: DateContext, pick: { year?: number; last?: boolean; before?: boolean }): ResolvedDate | undefined {
   let occurrence: Occurrence | undefined;
   if (pick.year !== undefined) {
     occurrence = holiday.on(pick.year);
@@ -287,6 +288,8 @@ function resolveHoliday(holiday: Holiday, ctx: DateContext, pick: { year?: numbe
   }
   if (!occurrence) return undefined;
   const { start, days, time } = occurrence;
+  // "国庆节前", "before Christmas": by the end of the working day before it.
+  if (pick.before) return { ...timeMention(ctx, addDays(start, -1), ctx.workdayEnd), grain: 'day' };
   if (time) {
     const startMs = startOfDate(ctx, start) + (time.hour * 60 + time.minute) * 60_000;
     return { startMs, endMs: startMs + time.minutes * 60_000, hasTime: true, grain: 'minute' };
@@ -305,7 +308,7 @@ export const HOLIDAY_DATE_RULES: readonly DateRule[] = [
   {
     name: 'en.holiday',
     pattern: new RegExp(
-      `\\b(?:(?<mod>next|last|this|the|upcoming|coming|previous|past)\\s+)?(?<name>${EN.pattern})` +
+      `\\b(?:(?<before>before|by)\\s+)?(?:(?<mod>next|last|this|the|upcoming|coming|previous|past)\\s+)?(?<name>${EN.pattern})` +
         `(?:\\s+(?:(?:of\\s+)?(?<rel>next|last|this)\\s+year|(?:in\\s+)?(?<year>\\d{4})(?!\\d)|in\\s+(?<in>${COUNT})\\s+years?|(?<n>${COUNT})\\s+years?\\s+(?<dir>hence|from\\s+now|later|ago)))?\\b`,
       'giu',
     ),
@@ -319,17 +322,17 @@ export const HOLIDAY_DATE_RULES: readonly DateRule[] = [
       else if (g.in !== undefined) year = ctx.today.year + (count(g.in) ?? 0);
       else if (g.n !== undefined) year = ctx.today.year + (count(g.n) ?? 0) * (g.dir?.toLowerCase() === 'ago' ? -1 : 1);
       const mod = g.mod?.toLowerCase();
-      return resolveHoliday(holiday, ctx, { year, last: mod === 'last' || mod === 'previous' || mod === 'past' });
+      return resolveHoliday(holiday, ctx, { year, last: mod === 'last' || mod === 'previous' || mod === 'past', before: g.before !== undefined });
     },
   },
   {
     name: 'zh.holiday',
-    pattern: new RegExp(`(?:(?<year>\\d{4}|[零〇一二三四五六七八九]{4})年|(?<ymod>今年|明年|去年|后年|前年)|(?<mod>上个?|下个?))?的?(?<name>${ZH.pattern})`, 'gu'),
+    pattern: new RegExp(`(?:(?<year>\\d{4}|[零〇一二三四五六七八九]{4})年|(?<ymod>今年|明年|去年|后年|前年)|(?<mod>上个?|下个?))?的?(?<name>${ZH.pattern})(?<before>前|之前|以前)?`, 'gu'),
     resolve(g, ctx) {
       const holiday = ZH.find(g.name ?? '');
       if (!holiday) return undefined;
       const year = g.year !== undefined ? parseZhYear(g.year) : g.ymod !== undefined ? ctx.today.year + (ZH_YEAR_OFFSETS[g.ymod] ?? 0) : undefined;
-      return resolveHoliday(holiday, ctx, { year, last: g.mod?.startsWith('上') });
+      return resolveHoliday(holiday, ctx, { year, last: g.mod?.startsWith('上'), before: g.before !== undefined });
     },
   },
 ];

@@ -93,6 +93,12 @@ export const EN_CLOCK_RULES: readonly DateRule[] = [
     },
   },
   {
+    // "at 5 tomorrow afternoon": a bare hour after "at" (with am/pm chrono reads it itself).
+    name: 'en.at-hour',
+    pattern: /\bat\s+(?<h>1[0-2]|0?[1-9])\b(?!\s*(?:[:.]\d|%|[ap]\.?m\b|[ap]\b|o['’]?\s?clock|in\s+the|percent|people|persons|users|items|minutes?|hours?|days?|weeks?|months?|years?|times|dollars|euros))/giu,
+    resolve: (g, ctx) => clockMention(ctx, Number(g.h), 0, undefined),
+  },
+  {
     name: 'en.early-morning-at',
     pattern: /\b(?:early\s+)?morning\s*(?:at|@)\s*(?<h>1[0-2]|0?[1-9])\b(?!\s*(?::|pm|p\.m))/giu,
     resolve: (g, ctx) => clockMention(ctx, Number(g.h), 0, 'am'),

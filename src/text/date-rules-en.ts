@@ -67,6 +67,9 @@ const PERIODS: Readonly<Record<string, number>> = {
   tonight: PERIOD_HOURS.evening,
 };
 
+/** "Monday early morning": 07:00, before the working morning (PERIOD_HOURS.morning). */
+const EARLY_MORNING_HOUR = 7;
+
 const friday = (ctx: DateContext, weekOffset: number) => weekdayInWeek(addDays(ctx.today, 7 * weekOffset), 5);
 const offsetOf = (which: string | undefined) => WEEK_OFFSETS[which?.toLowerCase().trim() ?? 'this'] ?? 0;
 
@@ -99,12 +102,18 @@ export const EN_DATE_RULES: readonly DateRule[] = [
   {
     name: 'en.period-of-day',
     pattern: new RegExp(
-      `\\b(?:(?:${dayPattern('')})\\s+(?:in\\s+the\\s+)?|this\\s+)(?<period>morning|afternoon|evening|night)\\b${NO_CLOCK_AFTER}|\\b(?<tonight>tonight)\\b${NO_CLOCK_AFTER}`,
+      `\\b(?:at\\s+(?<h>1[0-2]|0?[1-9])\\s+)?(?:(?:${dayPattern('')})\\s+(?:in\\s+the\\s+)?|this\\s+)(?<early>early\\s+(?:in\\s+the\\s+)?|(?:in\\s+)?the\\s+early\\s+hours\\s+of\\s+the\\s+)?(?<period>morning|afternoon|evening|night)\\b${NO_CLOCK_AFTER}|\\b(?<tonight>tonight)\\b${NO_CLOCK_AFTER}`,
       'giu',
     ),
     resolve(g, ctx) {
       const day = resolveDay(g, '', ctx) ?? ctx.today;
-      const hour = PERIODS[(g.period ?? g.tonight ?? '').toLowerCase()] ?? PERIOD_HOURS.evening;
+      const period = (g.period ?? g.tonight ?? '').toLowerCase();
+      const hour = g.early !== undefined && period === 'morning' ? EARLY_MORNING_HOUR : (PERIODS[period] ?? PERIOD_HOURS.evening);
+      // "at 5 tomorrow afternoon": the hour given, in that part of the day.
+      if (g.h !== undefined) {
+        const h = Number(g.h) % 12;
+        return timeMention(ctx, day, { hour: hour >= 12 ? h + 12 : h, minute: 0 }, 'hour');
+      }
       return timeMention(ctx, day, { hour, minute: 0 }, 'hour');
     },
   },
@@ -122,7 +131,8 @@ export const EN_DATE_RULES: readonly DateRule[] = [
     name: 'en.week-or-month',
     pattern: /\b(?:the\s+)?(?<which>this|next|last|current|previous|past|following|coming)\s+(?<unit>week|month)\b(?![\s-]?end|['’]s)/giu,
     resolve(g, ctx) {
-      const offset = offsetOf(g.which);
+      // ("coming friday" is the next Friday, but "the coming week" is next week)
+      const offset = g.which?.toLowerCase() === 'coming' ? 1 : offsetOf(g.which);
       if (g.unit?.toLowerCase() === 'week') return weekPeriod(ctx, addDays(ctx.today, 7 * offset));
       return monthPeriod(ctx, addMonths({ ...ctx.today, day: 1 }, offset));
     },

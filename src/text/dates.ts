@@ -124,8 +124,13 @@ function mentionsIn(text: string, ctx: DateContext): DateMention[] {
   return kept.map((m) => ({ ...m, text: text.slice(m.index, m.index + m.text.length) }));
 }
 
-// Between a day and the clock time that follows it: "xmas at 6 pm", "儿童节下午三点十五", "Friday, 3pm".
+// Between a day and the clock time that follows it: "xmas at 6 pm", "儿童节下午三点十五", "Friday, 3pm";
+// and between a clock time and the day after it: "at 5 tomorrow afternoon", "at 19h30 on Fri".
 const DAY_CLOCK_GAP = /^(?:\s*[,，]?\s*(?:at|@|around|on)?\s*|的)$/i;
+const CLOCK_DAY_GAP = /^\s*(?:on\s+)?$/i;
+const isDay = (m: DateMention) => !m.hasTime && m.grain === 'day' && m.endMs === undefined;
+// A day with a time of day but no clock reading ("tomorrow afternoon"): the clock before it refines it.
+const isPeriodOfDay = (m: DateMention & { clockOnly?: boolean }) => m.hasTime && m.grain === 'hour' && !m.clockOnly && m.endMs === undefined;
 
 /**
  * A day followed by a clock time that names no day ("xmas at 6 pm") is one mention: the time
@@ -137,12 +142,15 @@ function joinDayAndClock(mentions: Array<DateMention & { clockOnly?: boolean }>,
   for (const mention of mentions) {
     const previous = out[out.length - 1];
     const gap = previous ? text.slice(previous.index + previous.text.length, mention.index) : '';
-    if (previous && mention.clockOnly && !previous.hasTime && previous.grain === 'day' && previous.endMs === undefined && DAY_CLOCK_GAP.test(gap)) {
-      const day = zonedParts(previous.startMs, ctx.zone);
-      const clock = zonedParts(mention.startMs, ctx.zone);
+    const dayThenClock = previous && mention.clockOnly && isDay(previous) && DAY_CLOCK_GAP.test(gap);
+    const clockThenDay = previous && previous.clockOnly && (isDay(mention) || isPeriodOfDay(mention)) && CLOCK_DAY_GAP.test(gap);
+    if (previous && (dayThenClock || clockThenDay)) {
+      const [dayOf, clockOf] = dayThenClock ? [previous, mention] : [mention, previous];
+      const day = zonedParts(dayOf.startMs, ctx.zone);
+      const clock = zonedParts(clockOf.startMs, ctx.zone);
       const startMs = instantAt(ctx, { year: day.year, month: day.month, day: day.day }, { hour: clock.hour, minute: clock.minute });
-      out[out.length - 1] = { ...mention, text: text.slice(previous.index, mention.index + mention.text.length), index: previous.index, startMs, endMs: undefined, clockOnly: false };
-      if (out[out.length - 1]!.endMs === undefined) delete out[out.length - 1]!.endMs;
+      const { endMs: _end, ...joined } = clockOf;
+      out[out.length - 1] = { ...joined, text: text.slice(previous.index, mention.index + mention.text.length), index: previous.index, startMs, clockOnly: false };
       continue;
     }
     out.push(mention);
