@@ -274,20 +274,36 @@ const EN = holidayIndex('en');
 const ZH = holidayIndex('zh');
 const ZH_YEAR_OFFSETS: Readonly<Record<string, number>> = { 今年: 0, 明年: 1, 去年: -1, 后年: 2, 前年: -2 };
 
+// Occurrences computed, by holiday and year: the calendars behind them (the Hindu ones above all)
+// are costly, and a conversation names the same holidays again. Bounded; a pure function's cache.
+const OCCURRENCES_KEPT = 256;
+const occurrences = new Map<string, Occurrence | null>();
+
+function occurrence(holiday: Holiday, year: number): Occurrence | undefined {
+  const key = `${HOLIDAYS.indexOf(holiday)}|${year}`;
+  let found = occurrences.get(key);
+  if (found === undefined) {
+    found = holiday.on(year) ?? null;
+    if (occurrences.size >= OCCURRENCES_KEPT) occurrences.delete(occurrences.keys().next().value!);
+    occurrences.set(key, found);
+  }
+  return found ?? undefined;
+}
+
 /** The occurrence of `holiday` the phrase means (see the module comment), as a mention. */
 function resolveHoliday(holiday: Holiday, ctx: DateContext, pick: { year?: number; last?: boolean; before?: boolean }): ResolvedDate | undefined {
-  let occurrence: Occurrence | undefined;
+  let found: Occurrence | undefined;
   if (pick.year !== undefined) {
-    occurrence = holiday.on(pick.year);
+    found = occurrence(holiday, pick.year);
   } else {
     const endOf = (o: Occurrence) => addDays(o.start, o.days ?? 1);
-    const candidates = [-1, 0, 1, 2].map((k) => holiday.on(ctx.today.year + k)).filter((o): o is Occurrence => o !== undefined);
-    occurrence = pick.last
+    const candidates = [-1, 0, 1, 2].map((k) => occurrence(holiday, ctx.today.year + k)).filter((o): o is Occurrence => o !== undefined);
+    found = pick.last
       ? candidates.filter((o) => compareDates(o.start, ctx.today) < 0).pop()
       : candidates.find((o) => compareDates(endOf(o), ctx.today) > 0);
   }
-  if (!occurrence) return undefined;
-  const { start, days, time } = occurrence;
+  if (!found) return undefined;
+  const { start, days, time } = found;
   // "国庆节前", "before Christmas": by the end of the working day before it.
   if (pick.before) return { ...timeMention(ctx, addDays(start, -1), ctx.workdayEnd), grain: 'day' };
   if (time) {

@@ -234,7 +234,7 @@ export const PERIOD_DATE_RULES: readonly DateRule[] = [
     },
   },
   {
-    name: 'en.year-month',
+    name: 'digits.year-month',
     pattern: /\b(?<year>(?:19|20)\d\d)\/(?<mon>0?[1-9]|1[0-2])\b(?!\/)/gu,
     resolve(g, ctx) {
       const start = { year: Number(g.year), month: Number(g.mon), day: 1 };

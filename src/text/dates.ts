@@ -172,9 +172,17 @@ function dueInstant(mention: DateMention, ctx: DateContext): number {
   return instantAt(ctx, day, ctx.workdayEnd);
 }
 
+const HAS_HAN = /\p{Script=Han}/u;
+const HAS_LATIN = /[A-Za-z]/;
+
 function ruleMentions(text: string, ctx: DateContext): DateMention[] {
   const mentions: DateMention[] = [];
+  // Rules are named by language ("zh.…", "en.…"): a text without Han characters (or without
+  // Latin letters) need not be matched against the other language's patterns.
+  const han = HAS_HAN.test(text);
+  const latin = HAS_LATIN.test(text);
   for (const rule of RULES) {
+    if ((!han && rule.name.startsWith('zh.')) || (!latin && rule.name.startsWith('en.'))) continue;
     for (const match of globalMatches(rule.pattern, text)) {
       const resolved: ResolvedDate | undefined = rule.resolve(match.groups ?? {}, ctx);
       if (resolved) mentions.push({ text: match[0], index: match.index, ...resolved, source: 'rule' });
