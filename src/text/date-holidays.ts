@@ -37,6 +37,8 @@ interface Holiday {
   /** Words for it in Simplified Chinese (Traditional is converted before matching). */
   zh: readonly string[];
   on: OnYear;
+  /** Its English name is also a common word ("lent"): read capitalised or with a year ("lent 2018"), never before an object ("Lent me"). */
+  verbLike?: boolean;
 }
 
 const day = (start: CivilDate | undefined): Occurrence | undefined => (start ? { start } : undefined);
@@ -127,7 +129,7 @@ const HOLIDAYS: readonly Holiday[] = [
   { en: ['whit monday'], zh: ['圣灵降临节星期一'], on: easter(50) },
   { en: ['trinity sunday'], zh: ['圣三一主日', '天主三一主日', '天主圣三一节', '圣三主日', '圣三节'], on: easter(56) },
   { en: ['corpus christi'], zh: ['基督圣体节'], on: easter(60) },
-  { en: ['lent'], zh: ['大斋期', '大斋节', '四旬期'], on: easter(-46, 46) },
+  { en: ['lent'], zh: ['大斋期', '大斋节', '四旬期'], on: easter(-46, 46), verbLike: true },
   // Orthodox, counted from Orthodox Easter.
   { en: ['orthodox easter', 'orthodox easter sunday', 'pascha'], zh: ['东正教复活节'], on: orthodox(0) },
   { en: ['orthodox good friday', 'orthodox great friday', 'orthodox holy friday'], zh: ['东正教耶稣受难日', '东正教受难节'], on: orthodox(-2) },
@@ -259,13 +261,16 @@ function aliasPattern(alias: string): string {
 }
 const byLength = (a: string, b: string) => b.length - a.length;
 
+// After a name that is also a verb ("Lent"), an object means the verb: "Lent me your pen".
+const OBJECT_NOT_AFTER = '(?!\\s+(?:me|him|her|us|them|you|it|my|his|our|their|your|a|an|the|this|that|out|to|money)\\b)';
+
 function holidayIndex(lang: 'en' | 'zh'): { pattern: string; find: (name: string) => Holiday | undefined } {
   const entries: Array<[string, Holiday]> = [];
   for (const h of HOLIDAYS) for (const name of h[lang]) entries.push([name, h]);
   entries.sort((a, b) => byLength(a[0], b[0]));
   const compiled = entries.map(([name, h]) => [new RegExp(`^${aliasPattern(name)}$`, 'iu'), h] as const);
   return {
-    pattern: entries.map(([name]) => aliasPattern(name)).join('|'),
+    pattern: entries.map(([name, h]) => aliasPattern(name) + (h.verbLike ? OBJECT_NOT_AFTER : '')).join('|'),
     find: (name) => compiled.find(([re]) => re.test(name))?.[1],
   };
 }
@@ -330,7 +335,8 @@ export const HOLIDAY_DATE_RULES: readonly DateRule[] = [
     ),
     resolve(g, ctx) {
       const holiday = EN.find(g.name ?? '');
-      if (!holiday) return undefined;
+      const yearGiven = g.year !== undefined || g.rel !== undefined || g.in !== undefined || g.n !== undefined;
+      if (!holiday || (holiday.verbLike && !yearGiven && !/^[A-Z][a-z]/.test(g.name ?? ''))) return undefined;
       const rel = g.rel?.toLowerCase();
       let year: number | undefined;
       if (g.year !== undefined) year = Number(g.year);
