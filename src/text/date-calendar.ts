@@ -19,8 +19,8 @@ export interface ClockTime {
   minute: number;
 }
 
-/** How precise a mention is: a clock minute, an hour, a day, a week or a month. */
-export type DateGrain = 'minute' | 'hour' | 'day' | 'week' | 'month';
+/** How precise a mention is: a clock minute, an hour, a day, a week, a month, a quarter or a year. */
+export type DateGrain = 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year';
 
 /** A mention before it is placed in the text: what a rule or chrono resolved. */
 export interface ResolvedDate {
@@ -28,6 +28,8 @@ export interface ResolvedDate {
   endMs?: number;
   hasTime: boolean;
   grain: DateGrain;
+  /** A clock time with no day named ("at 6 pm", "下午三点十五"): its day was inferred, and a day just before it in the text is the one meant. */
+  clockOnly?: boolean;
 }
 
 /** Everything a rule needs to resolve a phrase. */

@@ -96,7 +96,9 @@ function toMention(result: ParsedResult, ctx: DateContext, referenceMs: number):
   }
   const wall = readWall(start, text);
   const date = forwardDate(start, text, wall.date, wall.time, ctx);
-  const main = mentionFor(start, wall, date, ctx);
+  const named = mentionFor(start, wall, date, ctx);
+  const clockOnly = wall.time !== undefined && !wall.implied && !start.isCertain('day') && !start.isCertain('weekday') && !start.isCertain('month');
+  const main = named && clockOnly ? { ...named, clockOnly } : named;
   if (!main || !result.end) return main;
   const endMs = endInstant(result.end, wall, date, main, ctx);
   return endMs === undefined ? main : { ...main, endMs };
@@ -142,6 +144,13 @@ function forwardDate(c: ParsedComponents, text: string, date: CivilDate, time: C
     if (WEEKDAY_MODIFIER.test(text)) return date;
     const target = c.get('weekday') ?? weekdayOf(date);
     return addDays(ctx.today, (target - weekdayOf(ctx.today) + 7) % 7);
+  }
+  if (day && weekday && !c.isCertain('year')) {
+    // "Sunday, Feb 10": the weekday names the year — the nearest year in which that date is one.
+    const target = c.get('weekday');
+    const years = [0, 1, -1, 2, -2, 3, -3].map((k) => ({ ...date, year: ctx.today.year + k }));
+    const pinned = years.find((d) => weekdayOf(d) === target);
+    if (pinned) return pinned;
   }
   if (day && !c.isCertain('year') && compareDates(date, ctx.today) < 0 && !BACKWARD_HINT.test(text)) {
     return { ...date, year: ctx.today.year + (compareDates({ ...date, year: ctx.today.year }, ctx.today) < 0 ? 1 : 0) };

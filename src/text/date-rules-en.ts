@@ -35,7 +35,7 @@ const WEEKDAYS: Readonly<Record<string, number>> = {
 };
 const WEEKDAY_WORDS = 'monday|mon|tuesday|tues|tue|wednesday|wed|thursday|thurs|thu|friday|fri|saturday|sat|sunday|sun';
 const RELATIVE_DAYS: Readonly<Record<string, number>> = { today: 0, tonight: 0, tomorrow: 1, tmrw: 1, tmr: 1, 'the day after tomorrow': 2 };
-const WEEK_OFFSETS: Readonly<Record<string, number>> = { this: 0, next: 1, coming: 0, last: -1 };
+const WEEK_OFFSETS: Readonly<Record<string, number>> = { this: 0, current: 0, next: 1, following: 1, coming: 0, last: -1, previous: -1, past: -1 };
 
 /** today/tomorrow/[this|next|last] Friday, with group names suffixed by `s`. */
 function dayPattern(s: string): string {
@@ -67,6 +67,9 @@ const PERIODS: Readonly<Record<string, number>> = {
   tonight: PERIOD_HOURS.evening,
 };
 
+/** "Monday early morning": 07:00, before the working morning (PERIOD_HOURS.morning). */
+const EARLY_MORNING_HOUR = 7;
+
 const friday = (ctx: DateContext, weekOffset: number) => weekdayInWeek(addDays(ctx.today, 7 * weekOffset), 5);
 const offsetOf = (which: string | undefined) => WEEK_OFFSETS[which?.toLowerCase().trim() ?? 'this'] ?? 0;
 
@@ -85,7 +88,7 @@ export const EN_DATE_RULES: readonly DateRule[] = [
   },
   {
     name: 'en.end-of-week',
-    pattern: new RegExp(`\\b${CUE}?(?:the\\s+)?(?:end\\s+of\\s+(?:the\\s+)?(?<which>this\\s+|next\\s+)?week|eow)\\b`, 'giu'),
+    pattern: new RegExp(`\\b${CUE}?(?:the\\s+)?(?:end\\s+of\\s+(?:the\\s+)?(?<which>this\\s+|next\\s+|current\\s+|last\\s+|past\\s+|previous\\s+|following\\s+)?week|eow)\\b`, 'giu'),
     resolve: (g, ctx) => ({ ...timeMention(ctx, friday(ctx, offsetOf(g.which)), ctx.workdayEnd), grain: 'week' }),
   },
   {
@@ -99,18 +102,24 @@ export const EN_DATE_RULES: readonly DateRule[] = [
   {
     name: 'en.period-of-day',
     pattern: new RegExp(
-      `\\b(?:(?:${dayPattern('')})\\s+(?:in\\s+the\\s+)?|this\\s+)(?<period>morning|afternoon|evening|night)\\b${NO_CLOCK_AFTER}|\\b(?<tonight>tonight)\\b${NO_CLOCK_AFTER}`,
+      `\\b(?:at\\s+(?<h>1[0-2]|0?[1-9])\\s+)?(?:(?:${dayPattern('')})\\s+(?:in\\s+the\\s+)?|this\\s+)(?<early>early\\s+(?:in\\s+the\\s+)?|(?:in\\s+)?the\\s+early\\s+hours\\s+of\\s+the\\s+)?(?<period>morning|afternoon|evening|night)\\b${NO_CLOCK_AFTER}|\\b(?<tonight>tonight)\\b${NO_CLOCK_AFTER}`,
       'giu',
     ),
     resolve(g, ctx) {
       const day = resolveDay(g, '', ctx) ?? ctx.today;
-      const hour = PERIODS[(g.period ?? g.tonight ?? '').toLowerCase()] ?? PERIOD_HOURS.evening;
+      const period = (g.period ?? g.tonight ?? '').toLowerCase();
+      const hour = g.early !== undefined && period === 'morning' ? EARLY_MORNING_HOUR : (PERIODS[period] ?? PERIOD_HOURS.evening);
+      // "at 5 tomorrow afternoon": the hour given, in that part of the day.
+      if (g.h !== undefined) {
+        const h = Number(g.h) % 12;
+        return timeMention(ctx, day, { hour: hour >= 12 ? h + 12 : h, minute: 0 }, 'hour');
+      }
       return timeMention(ctx, day, { hour, minute: 0 }, 'hour');
     },
   },
   {
     name: 'en.weekend',
-    pattern: /\b(?:(?<before>before|by)\s+)?(?:(?<which>this|next|coming|last|the|over\s+the)\s+)?weekend\b/giu,
+    pattern: /\b(?:(?<before>before|by)\s+)?(?:(?<which>this|next|coming|last|the|over\s+the)\s+)?week[\s-]?end\b/giu,
     resolve(g, ctx) {
       const which = g.which?.toLowerCase();
       const offset = which === 'next' ? 1 : which === 'last' ? -1 : 0;
@@ -120,9 +129,10 @@ export const EN_DATE_RULES: readonly DateRule[] = [
   },
   {
     name: 'en.week-or-month',
-    pattern: /\b(?<which>this|next|last)\s+(?<unit>week|month)\b/giu,
+    pattern: /\b(?:the\s+)?(?<which>this|next|last|current|previous|past|following|coming)\s+(?<unit>week|month)\b(?![\s-]?end|['’]s)/giu,
     resolve(g, ctx) {
-      const offset = offsetOf(g.which);
+      // ("coming friday" is the next Friday, but "the coming week" is next week)
+      const offset = g.which?.toLowerCase() === 'coming' ? 1 : offsetOf(g.which);
       if (g.unit?.toLowerCase() === 'week') return weekPeriod(ctx, addDays(ctx.today, 7 * offset));
       return monthPeriod(ctx, addMonths({ ...ctx.today, day: 1 }, offset));
     },

@@ -28,7 +28,7 @@ import type { CivilDate, DateContext, DateRule, ResolvedDate } from './date-cale
 
 type Groups = Record<string, string | undefined>;
 
-const NUM = '[零〇一二两三四五六七八九十\\d]{1,3}';
+const NUM = '[零〇一二两三四五六七八九十廿\\d]{1,3}';
 // A clock time right after a time of day ("下午三点") belongs to chrono, which parses it whole.
 const NO_CLOCK_AFTER = `(?!\\s*${NUM}\\s*(?:点|时|:|：))`;
 const WEEK = '(?:周|星期|礼拜)';
@@ -39,6 +39,8 @@ const DIGITS: Readonly<Record<string, number>> = { 零: 0, 〇: 0, 一: 1, 二: 
 /** Parses 0-99 written in digits or Chinese numerals ("15", "十五", "二十一", "两"). */
 export function parseZhNumber(text: string): number | undefined {
   if (/^\d+$/.test(text)) return Number(text);
+  // 廿 is twenty (廿号, 廿一).
+  if (text.startsWith('廿')) return text.length === 1 ? 20 : ((rest) => (rest === undefined ? undefined : 20 + rest))(DIGITS[text.slice(1)]);
   const ten = text.indexOf('十');
   if (ten === -1) return text.length === 1 ? DIGITS[text] : undefined;
   const tens = ten === 0 ? 1 : DIGITS[text.slice(0, ten)];

@@ -11,7 +11,12 @@
 import { createDateContext, instantAt, lastDayOfMonth, weekdayInWeek } from './date-calendar.js';
 import type { ClockTime, DateContext, DateGrain, DateRule, ResolvedDate } from './date-calendar.js';
 import { chronoMentions } from './date-chrono.js';
+import { normalizeChineseDates } from './date-normalize-zh.js';
 import { EN_DATE_RULES } from './date-rules-en.js';
+import { EN_CLOCK_RULES } from './date-rules-en-clock.js';
+import { EN_DAY_RULES } from './date-rules-en-days.js';
+import { HOLIDAY_DATE_RULES } from './date-holidays.js';
+import { PERIOD_DATE_RULES } from './date-rules-periods.js';
 import { globalMatches } from './global-matches.js';
 import { ZH_DATE_RULES } from './date-rules-zh.js';
 import { zonedParts } from '../core/time-zone.js';
@@ -54,7 +59,8 @@ export interface ResolveDatesOptions {
   workdayEnd?: ClockTime;
 }
 
-const RULES: readonly DateRule[] = [...ZH_DATE_RULES, ...EN_DATE_RULES];
+const DAY_MS = 86_400_000;
+const RULES: readonly DateRule[] = [...ZH_DATE_RULES, ...EN_DATE_RULES, ...EN_CLOCK_RULES, ...EN_DAY_RULES, ...PERIOD_DATE_RULES, ...HOLIDAY_DATE_RULES];
 const DEADLINE_BEFORE = /(?:\b(?:by|before|until|till|due|no\s+later\s+than|deadline)|截止(?:到|至)?|截至|最晚|最迟)\s*[:：]?\s*$/i;
 const DEADLINE_AFTER = /^\s*(?:前|之前|以前|截止|到期|为止|\b(?:deadline)\b)/i;
 const DEADLINE_INSIDE = /前$|之前$|以前$|^(?:by|before|until|till)\b/i;
@@ -108,9 +114,48 @@ function rememberedMentions(text: string, ctx: DateContext): DateMention[] {
 }
 
 function mentionsIn(text: string, ctx: DateContext): DateMention[] {
-  const candidates: DateMention[] = [...ruleMentions(text, ctx)];
-  for (const mention of chronoMentions(text, ctx)) candidates.push({ ...mention, source: 'chrono' });
-  return pickNonOverlapping(candidates);
+  // Traditional and Cantonese forms are read as Simplified Mandarin; the normalised text has the
+  // same length, so each mention's offsets hold for the text as written.
+  const normalized = normalizeChineseDates(text);
+  const candidates: DateMention[] = [...ruleMentions(normalized, ctx)];
+  for (const mention of chronoMentions(normalized, ctx)) candidates.push({ ...mention, source: 'chrono' });
+  const kept = joinDayAndClock(pickNonOverlapping(candidates), normalized, ctx).map(({ clockOnly: _, ...m }) => m);
+  if (normalized === text) return kept;
+  return kept.map((m) => ({ ...m, text: text.slice(m.index, m.index + m.text.length) }));
+}
+
+// Between a day and the clock time that follows it: "xmas at 6 pm", "儿童节下午三点十五", "Friday, 3pm";
+// and between a clock time and the day after it: "at 5 tomorrow afternoon", "at 19h30 on Fri".
+const DAY_CLOCK_GAP = /^(?:\s*[,，]?\s*(?:at|@|around|on)?\s*|的)$/i;
+const CLOCK_DAY_GAP = /^\s*(?:on\s+)?$/i;
+const isDay = (m: DateMention) => !m.hasTime && m.grain === 'day' && m.endMs === undefined;
+// A day with a time of day but no clock reading ("tomorrow afternoon"): the clock before it refines it.
+const isPeriodOfDay = (m: DateMention & { clockOnly?: boolean }) => m.hasTime && m.grain === 'hour' && !m.clockOnly && m.endMs === undefined;
+
+/**
+ * A day followed by a clock time that names no day ("xmas at 6 pm") is one mention: the time
+ * on that day. chrono and the rules read the two apart when the day is one chrono does not
+ * know (a holiday, 下周三), and would put the time on today.
+ */
+function joinDayAndClock(mentions: Array<DateMention & { clockOnly?: boolean }>, text: string, ctx: DateContext): Array<DateMention & { clockOnly?: boolean }> {
+  const out: Array<DateMention & { clockOnly?: boolean }> = [];
+  for (const mention of mentions) {
+    const previous = out[out.length - 1];
+    const gap = previous ? text.slice(previous.index + previous.text.length, mention.index) : '';
+    const dayThenClock = previous && mention.clockOnly && isDay(previous) && DAY_CLOCK_GAP.test(gap);
+    const clockThenDay = previous && previous.clockOnly && (isDay(mention) || isPeriodOfDay(mention)) && CLOCK_DAY_GAP.test(gap);
+    if (previous && (dayThenClock || clockThenDay)) {
+      const [dayOf, clockOf] = dayThenClock ? [previous, mention] : [mention, previous];
+      const day = zonedParts(dayOf.startMs, ctx.zone);
+      const clock = zonedParts(clockOf.startMs, ctx.zone);
+      const startMs = instantAt(ctx, { year: day.year, month: day.month, day: day.day }, { hour: clock.hour, minute: clock.minute });
+      const { endMs: _end, ...joined } = clockOf;
+      out[out.length - 1] = { ...joined, text: text.slice(previous.index, mention.index + mention.text.length), index: previous.index, startMs, clockOnly: false };
+      continue;
+    }
+    out.push(mention);
+  }
+  return out;
 }
 
 function dueInstant(mention: DateMention, ctx: DateContext): number {
@@ -119,12 +164,25 @@ function dueInstant(mention: DateMention, ctx: DateContext): number {
   const day = { year: p.year, month: p.month, day: p.day };
   if (mention.grain === 'week') return instantAt(ctx, weekdayInWeek(day, 5), ctx.workdayEnd);
   if (mention.grain === 'month') return instantAt(ctx, lastDayOfMonth(day), ctx.workdayEnd);
+  if (mention.endMs !== undefined && mention.endMs - mention.startMs > DAY_MS) {
+    // A quarter, a year, 下旬: due on its last day.
+    const last = zonedParts(mention.endMs - DAY_MS / 2, ctx.zone);
+    return instantAt(ctx, { year: last.year, month: last.month, day: last.day }, ctx.workdayEnd);
+  }
   return instantAt(ctx, day, ctx.workdayEnd);
 }
 
+const HAS_HAN = /\p{Script=Han}/u;
+const HAS_LATIN = /[A-Za-z]/;
+
 function ruleMentions(text: string, ctx: DateContext): DateMention[] {
   const mentions: DateMention[] = [];
+  // Rules are named by language ("zh.…", "en.…"): a text without Han characters (or without
+  // Latin letters) need not be matched against the other language's patterns.
+  const han = HAS_HAN.test(text);
+  const latin = HAS_LATIN.test(text);
   for (const rule of RULES) {
+    if ((!han && rule.name.startsWith('zh.')) || (!latin && rule.name.startsWith('en.'))) continue;
     for (const match of globalMatches(rule.pattern, text)) {
       const resolved: ResolvedDate | undefined = rule.resolve(match.groups ?? {}, ctx);
       if (resolved) mentions.push({ text: match[0], index: match.index, ...resolved, source: 'rule' });
