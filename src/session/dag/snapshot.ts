@@ -106,6 +106,12 @@ export interface SnapshotWriteOptions {
   newId?: () => string;
   /** Recorded in the pending row so gc can tell a live writer from a dead one (default: this process). */
   writer?: { pid: number; host: string };
+  /**
+   * Stop before the catalog row is published: the result's `commit()` publishes it and `abandon()`
+   * releases everything (a killed process leaves a pending row gc abandons). For writers that
+   * publish the snapshot together with something else, such as `ctxvm trim` with its branch.
+   */
+  deferCommit?: boolean;
 }
 
 /** Options of `createSnapshot`. */
@@ -137,6 +143,10 @@ export interface SnapshotResult {
   /** Bytes of unterminated, unparseable last lines left out (a line still being written). */
   droppedTailBytes: number;
   record: SnapshotRecord;
+  /** With `deferCommit`: publishes the catalog row. */
+  commit?: () => Promise<void>;
+  /** With `deferCommit`: forgets the snapshot and releases its objects. */
+  abandon?: () => Promise<void>;
 }
 
 /** Captures a session as a new immutable snapshot. */
@@ -268,7 +278,13 @@ export async function writeSnapshot(
       createdAtMs,
       stats: null,
     };
-    await catalog.commitSnapshot(record, [...objects.values()]);
+    const publish = () => catalog.commitSnapshot(record, [...objects.values()]);
+    const abandon = async () => {
+      await store.unrefMany(referenced, holder).catch(() => undefined);
+      await store.flush().catch(() => undefined);
+      await catalog.abandonSnapshot(id).catch(() => {});
+    };
+    if (!options.deferCommit) await publish();
     return {
       id,
       name: record.name,
@@ -281,6 +297,7 @@ export async function writeSnapshot(
       storedBytes: [...objects.values()].reduce((n, o) => n + o.storedBytes, 0),
       droppedTailBytes: captured.reduce((n, f) => n + (f.droppedTailBytes ?? 0), 0),
       record,
+      ...(options.deferCommit ? { commit: publish, abandon } : {}),
     };
   } catch (error) {
     // Best effort: what is left behind here is exactly what gc releases after a crash.

@@ -13,7 +13,7 @@
  * host) is stale and removed; one from another host is trusted for a day.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, rmdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CtxvmError, ioError } from '../../errors.js';
@@ -119,7 +119,17 @@ export class WriterLease {
     await mkdir(dir, { recursive: true });
     const path = join(dir, `${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}~${process.pid}~${randomBytes(6).toString('hex')}`);
     const owner: LeaseOwner = { pid: process.pid, host: hostname(), startedAtMs: Date.now() };
-    const handle = await open(path, 'wx');
+    let handle;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        handle = await open(path, 'wx');
+        break;
+      } catch (cause) {
+        // another instance removed the empty folder between our mkdir and open
+        if (errnoCode(cause) !== 'ENOENT' || attempt >= 5) throw ioError('take a writer lease', path, cause);
+        await mkdir(dir, { recursive: true });
+      }
+    }
     try {
       await handle.writeFile(JSON.stringify(owner));
     } finally {
@@ -146,7 +156,10 @@ export class WriterLease {
     await this.#taking?.catch(() => undefined);
     const path = this.#path;
     this.#path = undefined;
-    if (path) await rm(path, { force: true });
+    if (!path) return;
+    await rm(path, { force: true });
+    // an empty folder costs a block on disk; the next writer creates it again
+    await rmdir(join(this.#root, 'leases')).catch(() => undefined);
   }
 }
 
