@@ -12,6 +12,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleScript } from '../support/bundle-script.js';
 import { REPO_ROOT, generateClaudeSession, generatorSkipReason, printSkipReason } from '../support/corpus.js';
 import { createFsObjectStore } from '../../src/store/drivers/objects-fs.js';
 import { openWarmDatabase } from '../../src/store/warm/open.js';
@@ -30,7 +31,7 @@ try {
 } catch {
   rolldown = undefined;
 }
-const skip = generatorSkipReason() ?? (rolldown ? undefined : 'rolldown not installed: cannot bundle the child process; storage fault test skipped');
+const skip = generatorSkipReason() ?? (rolldown ? undefined : 'rolldown not installed: the child process cannot be bundled; storage fault test skipped');
 printSkipReason(skip);
 
 const CHILD = `
@@ -97,8 +98,7 @@ describe.skipIf(!!skip)('storage under kill -9 and gc --grace 0', () => {
     dir = await mkdtemp(join(REPO_ROOT, 'node_modules', '.cache', 'ctxvm-faults-'));
     const entry = join(dir, 'child.ts');
     await writeFile(entry, CHILD);
-    childJs = join(dir, 'child.mjs');
-    await rolldown!.build({ input: entry, platform: 'node', resolve: { extensionAlias: { '.js': ['.ts', '.js'] } }, output: { file: childJs, format: 'esm' }, logLevel: 'silent' });
+    childJs = await bundleScript(entry, 'storage-faults-child');
     await mkdir(join(dir, 'src'), { recursive: true });
     const generated = generateClaudeSession(join(dir, 'src', 'generated.jsonl'), { turns: 30, seed: 23, images: true });
     sessionId = /"sessionId":"([^"]+)"/.exec(await readFile(generated, 'utf8'))![1]!;
