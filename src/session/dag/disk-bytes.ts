@@ -36,7 +36,8 @@ export async function measureDisk(home: string, objectsDir: string, dbPath: stri
   const classify = (path: string): keyof Pick<DiskBytes, 'looseObjects' | 'packs' | 'refs' | 'database' | 'other'> => {
     if (dbPath && (path === dbPath || path.startsWith(`${dbPath}-`))) return 'database';
     const rel = relative(objectsDir, path);
-    if (rel.startsWith('..') || rel === '' ) return rel === '' ? 'looseObjects' : 'other';
+    if (rel === '') return 'looseObjects'; // the objects folder itself
+    if (rel.startsWith('..')) return 'other';
     const top = rel.split(sep)[0]!;
     if (top === 'packs') return 'packs';
     if (top === 'refs' || top === 'leases' || top.endsWith('.lock')) return 'refs';
