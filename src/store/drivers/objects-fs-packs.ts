@@ -246,8 +246,11 @@ export class PackSet {
       if (errnoCode(cause) !== 'ENOENT') throw ioError('list packs', this.#dir, cause);
       names = [];
     }
+    names.sort();
+    // nothing new or gone (the usual answer to a lookup of a new object): keep the maps as they are
+    if (names.length === this.#packs.size && names.every((n) => this.#packs.has(n))) return;
     const next = new Map<string, PackIndex>();
-    for (const name of names.sort()) {
+    for (const name of names) {
       const known = this.#packs.get(name);
       if (known) {
         next.set(name, known);
