@@ -11,8 +11,13 @@
 //    of BENCH_RUNS, target < 0.5 s), after 10 files grew, next to `node -e ''` and
 //    `ctxvm --version` (process start and module loading) and the library call alone.
 //
+// 3. Disk: real corpus sessions of 2.5-4 MB (BENCH_DAG_DISK: paths, ','-separated), 10 growing
+//    snapshots + 10 trimmed branches each; `$CTXVM_HOME` on disk (as `du` counts it) before and
+//    after `ctxvm gc`, over the session's gzip size (target after gc <= 1.3x). The pack settings
+//    were tuned on the first session (tune half); the others are the check half.
+//
 // Needs dist/ (`npm run build`) and ../shared. Prints tables; exits 1 when a target is missed.
-// BENCH_DAG_PARTS=storage or =listing runs one half.
+// BENCH_DAG_PARTS=storage, =listing or =disk runs one part.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -41,7 +46,7 @@ const MB = Number(process.env.BENCH_DAG_MB ?? 20);
 const SESSIONS = Number(process.env.BENCH_DAG_SESSIONS ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const MAIN = join(root, 'dist', 'cli', 'main.js');
-const PARTS = (process.env.BENCH_DAG_PARTS ?? 'storage,listing').split(',');
+const PARTS = (process.env.BENCH_DAG_PARTS ?? 'storage,disk,listing').split(',');
 const mib = (n) => (n / 1048576).toFixed(2);
 let failed = false;
 
@@ -138,6 +143,28 @@ if (PARTS.includes('storage')) {
   console.log(`target: with 10 trimmed branches too, stored <= 1.3x the largest file: ${trimmedRatio.toFixed(3)}x ${trimmedRatio <= 1.3 ? 'OK' : 'MISSED'}`);
   if (trimmedRatio > 1.3) failed = true;
   rmSync(dir, { recursive: true, force: true });
+}
+
+// ───────────────────────────── 3. disk ─────────────────────────────
+if (PARTS.includes('disk')) {
+  const { measureSessionOnDisk } = await import('./dag-disk.mjs');
+  const cc = join(corpus, 'claude-code');
+  const defaults = [
+    'bradymholt__dotfiles/.claude/projects/-Users-bholt-dev-evergreen/354b2588-2a5c-43d7-b678-e95a4a87bd2a.jsonl',
+    'leejunha781__Codex/.claude/projects/C--Users-namma--claude/0165c5fb-8d54-49b0-87ea-94460e24cdd6.jsonl',
+    'austinweitao__claude-backup/projects/-home-cwtrocks-avd/sessions/2764ab64-a860-4e1a-a7be-cd583680b76b.jsonl',
+    'SWORDIntel__claude-backups/config/projects/-home-ubuntu-Documents-Claude/5f2d5220-e018-4795-8fcb-23e42b068058.jsonl',
+  ].map((p) => join(cc, p));
+  const paths = (process.env.BENCH_DAG_DISK ? process.env.BENCH_DAG_DISK.split(',') : defaults).filter((p) => existsSync(p));
+  const rows = [];
+  for (const [i, p] of paths.entries()) {
+    const r = await measureSessionOnDisk(p, i === 0 ? 'tune' : 'check');
+    rows.push(r.row);
+    if (r.ratio > 1.3) failed = true;
+  }
+  console.log('\nDAG on disk: 10 snapshots of a growing real session + 10 trimmed branches, $CTXVM_HOME / gzip -6 of the session');
+  table(rows);
+  console.log(`target: after gc <= 1.3x the session's gzip size on every session: ${rows.every((r) => parseFloat(r['disk after gc']) <= 1.3) ? 'OK' : 'MISSED'}`);
 }
 
 // ───────────────────────────── 2. listing ─────────────────────────────

@@ -71,7 +71,7 @@ export function createSessionAnalyser(options: SessionAnalyserOptions): SessionA
     return cached(`snapshot\u0000${snap.id}\u0000${turns ?? ''}`, async () => {
       const [{ loadManifest }, { materializeSnapshot }] = await Promise.all([import('../session/dag/manifest.js'), import('../session/dag/materialize.js')]);
       await mkdir(options.scratchDir, { recursive: true });
-      const dir = await mkdtemp(join(options.scratchDir, 'analysis-'));
+      const dir = await mkdtemp(join(options.scratchDir, `analysis-${process.pid}-`));
       try {
         const [main] = await materializeSnapshot(options.objects, await loadManifest(options.objects, snap.manifestHash), dir, { mainOnly: true, sync: false });
         const { perMessage: _perMessage, ...report } = await run(main!.path, turns);

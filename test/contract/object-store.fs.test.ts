@@ -62,7 +62,8 @@ async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
 /** All files under `dir`, as paths relative to it. */
 async function walk(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
+  // writer leases of store instances that never flushed are not objects
+  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).filter((p) => !p.startsWith('leases')).sort();
 }
 
 describe('fs object store', () => {
@@ -121,15 +122,16 @@ describe('fs object store', () => {
       expect(() => open({ codec: 'brotli', level: 12 })).toThrow(/brotli level 12/);
     });
 
-    it('keeps one marker file per holder under refs/<aa>/<hash>/', async () => {
+    it('keeps each ref call as one bundle file, with no folder per object', async () => {
       const store = open();
       const { hash } = await store.put('held object'.repeat(40));
       await store.ref(hash, 'snapshot:1');
-      await store.ref(hash, 'snapshot:1');
       await store.ref(hash, 'trim:2');
-      const markers = await readdir(join(root, 'refs', hash.slice(0, 2), hash));
-      expect(markers).toHaveLength(2);
-      expect(markers.every((m) => /^[0-9a-f]{32}$/.test(m))).toBe(true);
+      expect(await readdir(join(root, 'refs'))).toEqual(['bundles']);
+      const bundles = await readdir(join(root, 'refs', 'bundles'));
+      expect(bundles).toHaveLength(2);
+      expect(bundles.every((m) => /^[0-9a-f]{32}\.[0-9a-f]{16}$/.test(m))).toBe(true);
+      expect(await store.holders(hash)).toEqual(['snapshot:1', 'trim:2']);
     });
 
     it('keeps a large batch of references as one bundle file, which other instances see', async () => {
@@ -137,6 +139,7 @@ describe('fs object store', () => {
       const b = open();
       const hashes = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await a.put(`bundled ${i}`.repeat(40))).hash));
       await a.refMany(hashes, 'trim:bulk');
+      await a.flush(); // the writer is done: its lease no longer holds back gc
       const bundles = await readdir(join(root, 'refs', 'bundles'));
       expect(bundles).toHaveLength(1);
       expect(await readdir(join(root, 'refs'))).toEqual(['bundles']); // no marker folders
@@ -311,14 +314,108 @@ describe('fs object store', () => {
       expect(await store.gc()).toMatchObject({ deleted: 0 });
     });
 
-    it('removes the marker directory of a collected object', async () => {
+    it('merges marker files of older stores into the packed references and removes their folders', async () => {
       const store = open();
       const { hash } = await store.put('short lived'.repeat(100));
-      await store.ref(hash, 'trim:1');
-      await store.unref(hash, 'trim:1');
+      const kept = await store.put('kept by an old marker'.repeat(100));
+      // the layout of stores written before bundles: refs/<aa>/<hash>/<holder id>
+      const markerDir = join(root, 'refs', kept.hash.slice(0, 2), kept.hash);
+      await mkdir(markerDir, { recursive: true });
+      await writeFile(join(markerDir, createHash('sha256').update('snapshot:old').digest('hex').slice(0, 32)), 'snapshot:old');
+      expect(await store.holders(kept.hash)).toEqual(['snapshot:old']);
       nowMs += 3600_000;
       expect(await store.gc()).toMatchObject({ deleted: 1 });
-      expect(await readdir(join(root, 'refs', hash.slice(0, 2)))).toEqual([]);
+      await expect(store.get(hash)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+      expect(await readdir(join(root, 'refs'))).toEqual(['bundles']);
+      expect((await readdir(join(root, 'refs', 'bundles'))).every((n) => n.startsWith('packed.'))).toBe(true);
+      expect(await open().holders(kept.hash)).toEqual(['snapshot:old']);
+      expect((await store.get(kept.hash)).toString()).toBe('kept by an old marker'.repeat(100));
+    });
+  });
+
+  describe('packs', () => {
+    const growing = (n: number) => Array.from({ length: n }, (_, i) => `{"line":${i},"text":"a growing session, line ${i} of many"}\n`).join('');
+
+    it('packs referenced loose objects into one pack file that a fresh instance reads, and stores repeats about once', async () => {
+      const store = open();
+      // each object is a prefix of the next, as the last chunk of one snapshot is of the next one's
+      const infos = [];
+      for (const n of [2000, 4000, 6000, 8000]) infos.push(await store.put(growing(n)));
+      for (const [i, info] of infos.entries()) await store.ref(info.hash, `snapshot:${i}`);
+      const looseBytes = infos.reduce((n, i) => n + i.storedSize, 0);
+      nowMs += 3600_000;
+      expect(await store.gc()).toMatchObject({ scanned: 4, deleted: 0 });
+      const files = await walk(root);
+      const packs = files.filter((f) => f.startsWith('packs/'));
+      expect(packs).toHaveLength(1);
+      expect(packs[0]).toMatch(/^packs\/pack-[0-9a-f]{40}\.pack$/);
+      expect(files.filter((f) => /^[0-9a-f]{2}\//.test(f))).toEqual([]); // no loose copies
+      const packBytes = (await stat(join(root, packs[0]!))).size;
+      // together they cost about what the largest costs alone, not the sum
+      expect(packBytes).toBeLessThan(looseBytes / 2);
+      const fresh = open();
+      for (const [i, info] of infos.entries()) {
+        expect((await fresh.get(info.hash)).toString()).toBe(growing([2000, 4000, 6000, 8000][i]!));
+        expect((await readAll(fresh.getStream(info.hash))).length).toBe(info.size);
+        expect(await fresh.stat(info.hash)).toMatchObject({ size: info.size, refCount: 1, createdAtMs: Date.UTC(2025, 5, 1) });
+      }
+      expect((await fresh.findByPrefix(infos[0]!.hash.slice(0, 6)))).toEqual([infos[0]!.hash]);
+      expect(await fresh.put(growing(2000))).toMatchObject({ hash: infos[0]!.hash, existed: true });
+    });
+
+    it('drops a packed object once nothing references it, rewriting the pack', async () => {
+      const store = open();
+      const a = await store.put(growing(1000));
+      const b = await store.put(growing(1500));
+      await store.refMany([a.hash, b.hash], 'snapshot:both');
+      await store.ref(b.hash, 'snapshot:b');
+      await store.flush();
+      nowMs += 3600_000;
+      await store.gc();
+      await store.unref(a.hash, 'snapshot:both');
+      await store.unref(b.hash, 'snapshot:both');
+      expect(await store.gc()).toMatchObject({ deleted: 1 });
+      expect(await store.has(a.hash)).toBe(false);
+      expect((await store.get(b.hash)).toString()).toBe(growing(1500));
+      expect((await walk(root)).filter((f) => f.startsWith('packs/'))).toHaveLength(1);
+      expect(await store.delete(b.hash, { force: true })).toBe(true);
+      expect(await store.has(b.hash)).toBe(false);
+    });
+
+    it('reports a damaged pack as an IntegrityError naming the file', async () => {
+      const store = open();
+      const { hash } = await store.put(growing(3000));
+      await store.ref(hash, 'snapshot:1');
+      await store.gc();
+      const [pack] = (await walk(root)).filter((f) => f.startsWith('packs/'));
+      const file = await readFile(join(root, pack!));
+      file[20]! ^= 0x5a; // inside the first segment
+      await writeFile(join(root, pack!), file);
+      const error = await open().get(hash).then(() => undefined, (e: unknown) => e);
+      expect(error).toMatchObject({ code: 'E_INTEGRITY' });
+      expect((error as Error).message).toContain(pack!);
+      // a damaged index is caught by its checksum
+      file[file.length - 60]! ^= 0x5a;
+      await writeFile(join(root, pack!), file);
+      await expect(open().get(hash)).rejects.toMatchObject({ code: 'E_INTEGRITY' });
+    });
+
+    it('keeps what a live writer stored but has not referenced yet, even with no grace period', async () => {
+      // leases are wall-clock: these stores run on the real clock
+      const real = () => createFsObjectStore({ root });
+      const writer = real();
+      const { hash } = await writer.put(growing(500));
+      // another process's gc, no grace: the writer's lease protects its object
+      expect(await real().gc({ graceMs: 0 })).toMatchObject({ deleted: 0 });
+      await writer.ref(hash, 'snapshot:late');
+      await writer.flush();
+      expect(await writer.holders(hash)).toEqual(['snapshot:late']);
+      // an unreferenced object of a writer that has flushed goes
+      const other = real();
+      const { hash: gone } = await other.put(growing(700));
+      await other.flush();
+      expect(await real().gc({ graceMs: 0 })).toMatchObject({ deleted: 1 });
+      expect(await real().has(gone)).toBe(false);
     });
   });
 

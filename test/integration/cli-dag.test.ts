@@ -141,6 +141,12 @@ describe.skipIf(!!skip)('snapshot, list, tree, info, du', () => {
     expect(du.ratio).toBeGreaterThan(0);
     expect(du.store.storedBytes).toBeGreaterThanOrEqual(du.storedBytes);
     expect((await ctxvm('du')).stdout).toMatch(/ratio +[\d.]+x the largest snapshot/);
+    // bytes on disk: every part counted, and their sum is the total
+    const d = du.disk;
+    expect(du.diskBytes).toBe(d.total);
+    expect(d.packs + d.looseObjects + d.refs + d.database + d.other).toBe(d.total);
+    expect(d.database).toBeGreaterThan(0);
+    expect(d.looseObjects + d.packs).toBeGreaterThan(0);
   });
 });
 
@@ -240,6 +246,9 @@ describe.skipIf(!!skip)('rm and gc', () => {
     expect(gc.objects.deleted).toBeGreaterThan(0);
     const after = (await ctxvm('du', '--all', '--json')).json();
     expect(after.store.storedBytes).toBeLessThan(before.store.storedBytes);
+    // gc packed what it kept, and the disk shrank
+    expect(after.disk.packs).toBeGreaterThan(0);
+    expect(after.diskBytes).toBeLessThan(before.diskBytes);
     expect(after.snapshots).toBe(before.snapshots - 2);
     // the remaining snapshots are intact
     const info = await ctxvm('info', 'hill', '--refresh', '--json');

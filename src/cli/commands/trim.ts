@@ -32,19 +32,28 @@ export function registerTrim(program: Command, ctx: CommandContext): void {
           name,
           tags: ['trim'],
           onProgress: (done) => progress.update(done),
+          // published with the branch, never alone (a killed trim leaves a pending row gc clears)
+          deferCommit: true,
         });
         progress.done();
-        const branch = await branchFromSnapshot({
-          catalog: s.catalog,
-          store: s.store,
-          snapshot: snap.id,
-          name: `${name}-trimmed`,
-          ...(opts.at !== undefined ? { at: opts.at } : {}),
-          claudeConfigDir: s.config.claudeConfigDir,
-          codexHome: s.config.codexHome,
-          scratchDir: s.scratchDir,
-        });
-        return { snap, branch };
+        try {
+          const branch = await branchFromSnapshot({
+            catalog: s.catalog,
+            store: s.store,
+            snapshot: snap.id,
+            unpublished: snap.record,
+            beforeEdge: snap.commit!,
+            name: `${name}-trimmed`,
+            ...(opts.at !== undefined ? { at: opts.at } : {}),
+            claudeConfigDir: s.config.claudeConfigDir,
+            codexHome: s.config.codexHome,
+            scratchDir: s.scratchDir,
+          });
+          return { snap, branch };
+        } catch (error) {
+          if (!(await s.catalog.findSnapshot(snap.id))) await snap.abandon!();
+          throw error;
+        }
       });
       for (const w of r.branch.warnings) ctx.note(`note: ${w}`);
       if (opts.json) return ctx.printJson({ ...branchJson(r.branch), snapshot: { id: r.snap.id, name: r.snap.name, bytes: r.snap.bytes } });

@@ -16,7 +16,6 @@
  * decide after seeing the result (the auto-trim hook skips branches that save nothing).
  */
 import { join } from 'node:path';
-import { readJsonl } from '../../core/jsonl.js';
 import { CtxvmError, UsageError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import type { TokenCounter } from '../../text/tokens.js';
@@ -25,10 +24,10 @@ import { scanClaudeSession } from '../claude/scan.js';
 import { codexDriver } from '../codex/driver.js';
 import type { AgentKind } from '../context-model.js';
 import { detectAgent, driverFor, newFindings, registerSessionDriver, trimSession, type TrimReport } from '../session.js';
-import { annotationObjects as namedObjects, mayCarryAnnotation, readAnnotation } from '../trim/annotation.js';
 import type { TrimPolicy } from '../trim/policy.js';
 import { planClaude, planCodex } from './agent-plan.js';
 import { isUuid, newSessionId, resumeCommand } from './paths.js';
+import { holdUnderLease } from './held-store.js';
 import { commitStaging, createStaging, type Staging } from './staging.js';
 
 export interface BranchOptions {
@@ -131,30 +130,11 @@ function ensureDrivers(): void {
   }
 }
 
-/** Object addresses named by the restore annotations of a trimmed file. */
-async function annotationObjects(file: string): Promise<Set<string>> {
-  const out = new Set<string>();
-  for await (const rec of readJsonl(file, { onBadLine: 'yield' })) {
-    if (!rec.value || !mayCarryAnnotation(rec.raw.bytes)) continue;
-    const a = readAnnotation(rec.value, { file, line: rec.raw.line, byteOffset: rec.raw.byteOffset });
-    if (!a) continue;
-    for (const h of namedObjects(a)) out.add(h);
-  }
-  return out;
-}
-
 async function refAll(store: ObjectStore, hashes: Iterable<string>, holder: string): Promise<number> {
-  let n = 0;
-  for (const h of hashes) {
-    if (!(await store.has(h))) continue;
-    await store.ref(h, holder);
-    n++;
-  }
-  return n;
-}
-
-async function unrefAll(store: ObjectStore, hashes: Iterable<string>, holder: string): Promise<void> {
-  await store.unrefMany([...hashes], holder).catch(() => undefined);
+  const present: string[] = [];
+  for (const h of hashes) if (await store.has(h)) present.push(h);
+  if (present.length > 0) await store.refMany(present, holder);
+  return present.length;
 }
 
 /** True when the branch resumes through the message with `uuid` (its line is on the loaded chain). */
@@ -176,16 +156,14 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
 
   const plan = agent === 'claude' ? await planClaude(options, id) : await planCodex(options, id, now);
   const target = join(plan.targetDir, plan.fileName);
-  const store = options.store;
+  // every reference made before the commit is held by a lease of this process, so a branch killed
+  // before it is committed leaves nothing gc cannot release (see held-store.ts)
+  const held = holdUnderLease(options.store);
+  const store = held.store;
   const inheritedHolder = `branch:${id}`;
   let staging: Staging | undefined;
-  let inherited: Set<string> = new Set();
   let trimmed: TrimReport | undefined;
-  let trimObjects: Set<string> = new Set();
-  const release = async () => {
-    if (trimmed) await unrefAll(store, trimObjects, trimmed.holder);
-    await unrefAll(store, inherited, inheritedHolder);
-  };
+  const release = () => held.release();
   try {
     staging = await createStaging(plan.targetDir, id);
     const pre = staging.file('branch.part');
@@ -193,7 +171,6 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
     const holders: string[] = [];
     // stubs the source already had point at objects an earlier trim stored: keep them alive
     if ((await refAll(store, written.inheritedObjects, inheritedHolder)) > 0) holders.push(inheritedHolder);
-    inherited = written.inheritedObjects;
     let final = pre;
     if (options.trim !== false) {
       final = staging.file('trimmed.part');
@@ -206,7 +183,6 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
         measure: options.measure !== false,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      trimObjects = await annotationObjects(final);
       holders.push(trimmed.holder);
       trimmed = { ...trimmed, input: { ...trimmed.input, path: options.source }, output: { ...trimmed.output, path: target } };
     }
@@ -247,6 +223,9 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
       async commit() {
         if (state !== 'open') throw new CtxvmError('E_USAGE', `branch ${id} was already ${state}`);
         try {
+          // the real holders just before the file appears: a kill in between keeps objects a
+          // little longer than needed, never loses what a committed branch names
+          await held.confirm();
           await commitStaging(st, final, target, written.sideFiles.length > 0 ? plan.sideTarget : undefined, plan.targetDir);
         } catch (error) {
           state = 'discarded';

@@ -99,10 +99,11 @@ export async function commitStaging(staging: Staging, stagedFile: string, target
 }
 
 /**
- * Removes staging folders left in `dir` by branch processes that died more than `olderThanMs` ago
- * (default 10 minutes). Returns how many were removed.
+ * Removes staging folders left in `dir` by branch processes that are gone (`isAlive` says so of
+ * the pid in the name), or, without that check, untouched for `olderThanMs` (default 10 minutes).
+ * Returns how many were removed.
  */
-export async function cleanupStaleBranchStaging(dir: string, olderThanMs = 10 * 60_000, nowMs = Date.now()): Promise<number> {
+export async function cleanupStaleBranchStaging(dir: string, olderThanMs = 10 * 60_000, nowMs = Date.now(), isAlive?: (pid: number) => boolean): Promise<number> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -115,7 +116,9 @@ export async function cleanupStaleBranchStaging(dir: string, olderThanMs = 10 * 
     const path = join(dir, name);
     try {
       const info = await stat(path);
-      if (info.isDirectory() && nowMs - info.mtimeMs >= olderThanMs) {
+      const pid = Number(/\.(\d+)$/.exec(name)?.[1] ?? NaN);
+      const gone = isAlive !== undefined && Number.isInteger(pid) ? !isAlive(pid) : nowMs - info.mtimeMs >= olderThanMs;
+      if (info.isDirectory() && gone) {
         await rm(path, { recursive: true, force: true });
         removed++;
       }

@@ -48,6 +48,13 @@ export interface BranchFromSnapshotOptions {
   /** Clock, Unix ms (default `Date.now`). */
   now?: () => number;
   signal?: AbortSignal;
+  /**
+   * A snapshot not published yet (`createSnapshot` with `deferCommit`): branched from as it is,
+   * and published by `beforeEdge` once the branch is committed, so the two appear together.
+   */
+  unpublished?: SnapshotRecord;
+  /** Runs after the branch is committed and before its edge is recorded. */
+  beforeEdge?: () => Promise<void>;
 }
 
 /** What `branchFromSnapshot` did. */
@@ -63,13 +70,13 @@ export async function branchFromSnapshot(options: BranchFromSnapshotOptions): Pr
   const { catalog, store } = options;
   const now = options.now ?? Date.now;
   assertValidName(options.name, 'branch name');
-  const snapshot = await catalog.findSnapshot(options.snapshot);
+  const snapshot = options.unpublished ?? (await catalog.findSnapshot(options.snapshot));
   if (!snapshot) throw new NotFoundError(`no snapshot named ${JSON.stringify(options.snapshot)}`, { hint: 'run `ctxvm list` to see the snapshots' });
   await assertNameFree(catalog, options.name);
   const manifest = await loadManifest(store, snapshot.manifestHash);
 
   await mkdir(options.scratchDir, { recursive: true });
-  const dir = await mkdtemp(join(options.scratchDir, 'branch-'));
+  const dir = await mkdtemp(join(options.scratchDir, `branch-${process.pid}-`));
   try {
     const files = await materializeSnapshot(store, manifest, dir, { sync: false });
     const main = files[0]!;
@@ -100,6 +107,7 @@ export async function branchFromSnapshot(options: BranchFromSnapshotOptions): Pr
       throw error;
     }
     const result = await prepared.commit();
+    await options.beforeEdge?.();
     const branch = await recordBranchEdge(catalog, { name: options.name, snapshotId: snapshot.id, result, ...(options.at !== undefined ? { at: options.at } : {}), createdAtMs: now() });
     return { ...result, branch, snapshot: { id: snapshot.id, name: snapshot.name } };
   } finally {

@@ -41,7 +41,7 @@ function ensureCodexDriver(): void {
 export async function computeSnapshotStats(options: SnapshotStatsOptions): Promise<SnapshotStats> {
   ensureCodexDriver();
   await mkdir(options.scratchDir, { recursive: true });
-  const dir = await mkdtemp(join(options.scratchDir, 'info-'));
+  const dir = await mkdtemp(join(options.scratchDir, `info-${process.pid}-`));
   try {
     const [main] = await materializeSnapshot(options.store, options.manifest, dir, { mainOnly: true, sync: false });
     const loaded = await loadSession(main!.path);

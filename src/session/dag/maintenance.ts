@@ -15,7 +15,10 @@ import { cleanupStaleBranchStaging } from '../branch/staging.js';
 import { CtxvmError, NotFoundError } from '../../errors.js';
 import type { GcResult, ObjectStore } from '../../store/object-store.js';
 import type { BranchRecord, SessionCatalog, SnapshotRecord } from './catalog.js';
+import { measureDisk, type DiskBytes } from './disk-bytes.js';
 import { snapshotHolder } from './snapshot.js';
+import { parseLeaseHolder } from '../branch/held-store.js';
+import { cleanupDeadWriterFiles } from '../../store/drivers/objects-fs-gc.js';
 
 /** Options of `removeSnapshot`. */
 export interface RemoveSnapshotOptions {
@@ -93,7 +96,7 @@ export async function removeSnapshot(options: RemoveSnapshotOptions): Promise<Re
 
 /** A pending snapshot older than this is abandoned whatever its writer looks like, ms (1 day). */
 export const PENDING_MAX_AGE_MS = 24 * 60 * 60_000;
-/** Scratch folders left by a killed command are removed after this long, ms (1 hour). */
+/** Scratch folders left by a killed command whose name records no pid are removed after this long, ms (1 hour). */
 export const STALE_SCRATCH_MS = 60 * 60_000;
 
 /** Whether a process is alive on this host. */
@@ -158,6 +161,14 @@ export async function collectSessionGarbage(options: SessionGcOptions): Promise<
   let orphanReferences = 0;
   for await (const hash of store.list()) {
     for (const holder of await store.holders(hash)) {
+      // a branch's references before its commit: released once its process is gone
+      const lease = parseLeaseHolder(holder);
+      if (lease) {
+        if (lease.host === host && !isAlive(lease.pid)) {
+          if (await store.unref(hash, holder)) orphanReferences++;
+        }
+        continue;
+      }
       if (!holder.startsWith('snapshot:')) continue;
       const id = holder.slice('snapshot:'.length);
       if (committed.has(id) || live.has(id)) continue;
@@ -171,13 +182,20 @@ export async function collectSessionGarbage(options: SessionGcOptions): Promise<
   let tempFiles = 0;
   for (const dir of options.tempDirs ?? []) {
     tempFiles += await cleanupStaleTempFiles(dir, STALE_SCRATCH_MS, now());
-    tempFiles += await cleanupStaleBranchStaging(dir, STALE_SCRATCH_MS, now());
+    tempFiles += await cleanupDeadWriterFiles(dir);
+    tempFiles += await cleanupStaleBranchStaging(dir, STALE_SCRATCH_MS, now(), isAlive);
   }
-  if (options.scratchDir) tempFiles += await removeStaleScratch(options.scratchDir, now());
+  if (options.scratchDir) tempFiles += await removeStaleScratch(options.scratchDir, now(), isAlive);
   return { abandonedSnapshots, orphanReferences, objects, tempFiles };
 }
 
-async function removeStaleScratch(dir: string, nowMs: number): Promise<number> {
+/** The pid a scratch folder's name records (`branch-<pid>-<random>`), if any. */
+export function scratchPid(name: string): number | undefined {
+  const m = /^[a-z]+-(\d+)-[A-Za-z0-9]+$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+async function removeStaleScratch(dir: string, nowMs: number, isAlive: (pid: number) => boolean): Promise<number> {
   let removed = 0;
   let names: string[] = [];
   try {
@@ -188,7 +206,9 @@ async function removeStaleScratch(dir: string, nowMs: number): Promise<number> {
   for (const name of names) {
     const path = join(dir, name);
     try {
-      if (nowMs - (await stat(path)).mtimeMs < STALE_SCRATCH_MS) continue;
+      // a folder of a process that is gone goes at once; one without a pid in its name by age
+      const pid = scratchPid(name);
+      if (pid !== undefined ? isAlive(pid) : nowMs - (await stat(path)).mtimeMs < STALE_SCRATCH_MS) continue;
       await rm(path, { recursive: true, force: true });
       removed++;
     } catch {
@@ -216,6 +236,10 @@ export interface DiskUsage {
   savings: number;
   /** The whole object store (also paged-out payloads of trimmed sessions), when asked for. */
   store?: { objects: number; storedBytes: number };
+  /** What `$CTXVM_HOME` occupies on disk (files and folders, as `du` counts them), when its paths are given. */
+  diskBytes?: number;
+  /** `diskBytes` by part: loose objects, packs, refs, database, other. */
+  disk?: DiskBytes;
 }
 
 /** Options of `diskUsage`. */
@@ -224,6 +248,8 @@ export interface DiskUsageOptions {
   store: ObjectStore;
   /** Also walk the whole object store (slower: one stat per object). */
   includeStore?: boolean;
+  /** `$CTXVM_HOME`, its objects folder and the SQLite file (undefined for PostgreSQL): measure the disk too. */
+  home?: { dir: string; objectsDir: string; dbPath: string | undefined };
 }
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
@@ -251,6 +277,10 @@ export async function diskUsage(options: DiskUsageOptions): Promise<DiskUsage> {
       storedBytes += s.storedSize;
     }
     usage.store = { objects, storedBytes };
+  }
+  if (options.home) {
+    usage.disk = await measureDisk(options.home.dir, options.home.objectsDir, options.home.dbPath);
+    usage.diskBytes = usage.disk.total;
   }
   return usage;
 }

@@ -2,8 +2,8 @@
  * Taking a snapshot: capture the session's files (main log, subagent transcripts, tool-result
  * files) as chunks in the object store, write the manifest, then publish the catalog row.
  *
- * Crash safety, in this order: (1) a pending row names the snapshot id, (2) every object is put
- * and referenced by holder `snapshot:<id>`, (3) the store is flushed, (4) one transaction inserts
+ * Crash safety, in this order: (1) a pending row names the snapshot id, (2) every object is put,
+ * then all are referenced by holder `snapshot:<id>`, (3) the store is flushed, (4) one transaction inserts
  * the snapshot row with its object list and deletes the pending row. A process killed anywhere
  * before (4) leaves no snapshot row, only referenced objects that `collectGarbage` releases once
  * it sees the writer is gone; after (4) every object the row names is durable.
@@ -106,6 +106,12 @@ export interface SnapshotWriteOptions {
   newId?: () => string;
   /** Recorded in the pending row so gc can tell a live writer from a dead one (default: this process). */
   writer?: { pid: number; host: string };
+  /**
+   * Stop before the catalog row is published: the result's `commit()` publishes it and `abandon()`
+   * releases everything (a killed process leaves a pending row gc abandons). For writers that
+   * publish the snapshot together with something else, such as `ctxvm trim` with its branch.
+   */
+  deferCommit?: boolean;
 }
 
 /** Options of `createSnapshot`. */
@@ -137,6 +143,10 @@ export interface SnapshotResult {
   /** Bytes of unterminated, unparseable last lines left out (a line still being written). */
   droppedTailBytes: number;
   record: SnapshotRecord;
+  /** With `deferCommit`: publishes the catalog row. */
+  commit?: () => Promise<void>;
+  /** With `deferCommit`: forgets the snapshot and releases its objects. */
+  abandon?: () => Promise<void>;
 }
 
 /** Captures a session as a new immutable snapshot. */
@@ -211,29 +221,23 @@ export async function writeSnapshot(
   const objects = new Map<string, SnapshotObjectRef>();
   let newObjects = 0;
   let newStoredBytes = 0;
-  // Each object is referenced as soon as it is stored, so a concurrent gc (even with no grace
-  // period) never sees it unreferenced for longer than one put.
+  // The store's writer lease keeps a concurrent gc (even with no grace period) from dropping what
+  // this snapshot stored or deduplicated against until the references below are in place.
   const referenced: string[] = [];
-  const refs: Promise<void>[] = [];
-  let refFailure: unknown;
   const onStored = (info: ObjectInfo) => {
     if (!objects.has(info.hash)) {
       objects.set(info.hash, { hash: info.hash, sizeBytes: info.size, storedBytes: info.storedSize });
       referenced.push(info.hash);
-      refs.push(
-        store.ref(info.hash, holder).catch((error: unknown) => {
-          refFailure ??= error;
-        }),
-      );
     }
     if (!info.existed) {
       newObjects++;
       newStoredBytes += info.storedSize;
     }
   };
+  let refsAdded = false;
   const settleRefs = async () => {
-    await Promise.all(refs);
-    if (refFailure !== undefined) throw refFailure;
+    await store.refMany(referenced, holder);
+    refsAdded = true;
   };
   try {
     const captured = await capture(onStored);
@@ -274,7 +278,13 @@ export async function writeSnapshot(
       createdAtMs,
       stats: null,
     };
-    await catalog.commitSnapshot(record, [...objects.values()]);
+    const publish = () => catalog.commitSnapshot(record, [...objects.values()]);
+    const abandon = async () => {
+      await store.unrefMany(referenced, holder).catch(() => undefined);
+      await store.flush().catch(() => undefined);
+      await catalog.abandonSnapshot(id).catch(() => {});
+    };
+    if (!options.deferCommit) await publish();
     return {
       id,
       name: record.name,
@@ -287,11 +297,11 @@ export async function writeSnapshot(
       storedBytes: [...objects.values()].reduce((n, o) => n + o.storedBytes, 0),
       droppedTailBytes: captured.reduce((n, f) => n + (f.droppedTailBytes ?? 0), 0),
       record,
+      ...(options.deferCommit ? { commit: publish, abandon } : {}),
     };
   } catch (error) {
     // Best effort: what is left behind here is exactly what gc releases after a crash.
-    await Promise.allSettled(refs);
-    await Promise.allSettled(referenced.map((h) => store.unref(h, holder)));
+    if (refsAdded) await store.unrefMany(referenced, holder).catch(() => undefined);
     await catalog.abandonSnapshot(id).catch(() => {});
     throw error;
   }

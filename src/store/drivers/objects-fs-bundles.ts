@@ -1,16 +1,17 @@
 /**
- * Reference bundles of the fs object store: one file that records one holder's references to
- * many objects, written by `refMany` instead of one marker per object (a marker costs a folder
- * and four file-system operations; a trim references a hundred packs at once).
+ * Reference bundles of the fs object store: files that record holders' references to objects.
  *
- *   <root>/refs/bundles/<holderId>.<random>   line 1: the holder id; then one hash per line
+ *   <root>/refs/bundles/<holderId>.<random>   one `ref`/`refMany`: line 1 the holder, then one hash per line
+ *   <root>/refs/bundles/packed.<random>       written by gc: many holders, one line each:
+ *                                             JSON holder, a tab, then its hashes joined by ','
  *
- * A bundle file never changes once written: dropping a hash writes a new bundle without it, then
+ * A file never changes once written: dropping references writes a successor without them, then
  * removes the old file. So a reader that has seen a name has seen its whole content, and a list
- * of the folder is all it takes to be current (new names are read, gone names forgotten). A holder
- * then counts for an object when a marker *or* a bundle says so; gc asks both, listing the folder
- * afresh for every decision, so a bundle written while it runs is never missed. Dot-prefixed names
- * are the atomic writer's temp files, not bundles.
+ * of the folder is all it takes to be current (new names are read, gone names forgotten). gc asks
+ * afresh for every decision, so a bundle written while it runs is never missed. gc merges all
+ * bundles (and the per-object marker files older stores kept) into one packed file, the way git
+ * packs refs; merging and dropping hold the `refs.lock` so neither brings back what the other
+ * removed. Dot-prefixed names are the atomic writer's temp files, not bundles.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, readdir, unlink } from 'node:fs/promises';
@@ -18,14 +19,12 @@ import { join } from 'node:path';
 import { writeFileAtomicSync } from '../../core/atomic-file.js';
 import { ioError } from '../../errors.js';
 import { errnoCode, holderId, type FsLayout } from './objects-fs-layout.js';
+import { takeGcLock } from './objects-fs-lease.js';
 
-/** Fewer references than this in one `refMany` are plain markers (default); bundles pay off above. */
-export const BUNDLE_MIN_REFS = 8;
+/** References of one file: holder → hashes. */
+type Refs = Map<string, Set<string>>;
 
-interface Bundle {
-  holder: string;
-  hashes: Set<string>;
-}
+const PACKED_PREFIX = 'packed.';
 
 /** One store instance's view of its bundles folder. */
 export interface FsBundles {
@@ -35,19 +34,59 @@ export interface FsBundles {
   remove(path: string): Promise<void>;
   /** Holders whose bundles name `hash` (current as of this call). */
   holdersOf(hash: string): Promise<string[]>;
+  /** Every hash some bundle names (current as of this call). */
+  referenced(): Promise<Set<string>>;
   /** Drops `hash` from the bundles of `holder` (of every holder when undefined); true if one named it. */
   drop(hash: string, holder?: string): Promise<boolean>;
-  /** Drops all of `hashes` from `holder`'s bundles, rewriting each bundle once; the hashes one named. */
+  /** Drops all of `hashes` from `holder`'s bundles, rewriting each file once; the hashes one named. */
   dropMany(hashes: readonly string[], holder: string): Promise<Set<string>>;
+  /**
+   * Merges every bundle, and the given legacy markers, into one packed file; removes what it
+   * merged. `extra` pairs come from marker files, which `removeExtra` removes once the packed
+   * file that holds them is durable (still under the lock).
+   */
+  pack(extra: Iterable<[holder: string, hash: string]>, removeExtra: () => Promise<void>): Promise<{ merged: number }>;
+}
+
+function parse(name: string, text: string): Refs {
+  const refs: Refs = new Map();
+  if (name.startsWith(PACKED_PREFIX)) {
+    for (const line of text.split('\n')) {
+      const tab = line.lastIndexOf('\t');
+      if (tab <= 0) continue;
+      let holder: unknown;
+      try {
+        holder = JSON.parse(line.slice(0, tab));
+      } catch {
+        continue;
+      }
+      if (typeof holder !== 'string') continue;
+      const set = refs.get(holder) ?? new Set<string>();
+      for (const h of line.slice(tab + 1).split(',')) if (h) set.add(h);
+      refs.set(holder, set);
+    }
+    return refs;
+  }
+  const [holder = '', ...hashes] = text.split('\n');
+  refs.set(holder, new Set(hashes.filter(Boolean)));
+  return refs;
+}
+
+function serializePacked(refs: Refs): Buffer {
+  const lines: string[] = [];
+  for (const [holder, hashes] of [...refs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (hashes.size > 0) lines.push(`${JSON.stringify(holder)}\t${[...hashes].sort().join(',')}`);
+  }
+  return Buffer.from(lines.join('\n') + '\n', 'utf8');
 }
 
 export function createFsBundles(layout: FsLayout): FsBundles {
   const dir = join(layout.refsRoot, 'bundles');
-  const known = new Map<string, Bundle>();
+  const known = new Map<string, Refs>();
   const knownDirs = new Set<string>();
 
   /** Lists the folder, reads bundles not seen yet, forgets the ones gone. */
-  const refresh = async (): Promise<Map<string, Bundle>> => {
+  const refresh = async (): Promise<Map<string, Refs>> => {
     let names: string[];
     try {
       names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
@@ -66,8 +105,7 @@ export function createFsBundles(layout: FsLayout): FsBundles {
         if (errnoCode(cause) === 'ENOENT') continue; // replaced meanwhile: its successor is listed next time
         throw ioError('read a reference bundle', join(dir, name), cause);
       }
-      const [holder = '', ...hashes] = text.split('\n');
-      known.set(name, { holder, hashes: new Set(hashes.filter(Boolean)) });
+      known.set(name, parse(name, text));
     }
     return known;
   };
@@ -79,6 +117,12 @@ export function createFsBundles(layout: FsLayout): FsBundles {
     return path;
   };
 
+  const writePacked = (refs: Refs): string => {
+    const path = join(dir, `${PACKED_PREFIX}${randomBytes(8).toString('hex')}`);
+    writeFileAtomicSync(path, [serializePacked(refs)], { sync: true, knownDirs });
+    return path;
+  };
+
   const remove = async (path: string): Promise<void> => {
     try {
       await unlink(path);
@@ -87,34 +131,91 @@ export function createFsBundles(layout: FsLayout): FsBundles {
     }
   };
 
-  /** Rewrites the bundles `which` selects without `hashes`; the hashes that were dropped. */
-  const dropWhere = async (which: (b: Bundle) => boolean, hashes: ReadonlySet<string>): Promise<Set<string>> => {
-    const dropped = new Set<string>();
-    for (const [name, b] of [...(await refresh()).entries()]) {
-      if (!which(b)) continue;
-      const gone = [...b.hashes].filter((h) => hashes.has(h));
-      if (gone.length === 0) continue;
-      for (const h of gone) dropped.add(h);
-      const rest = [...b.hashes].filter((h) => !hashes.has(h));
-      // the successor first, then the old file: the other references are never dropped
-      if (rest.length > 0) write(b.holder, rest);
-      await remove(join(dir, name));
-      known.delete(name);
+  const withRefsLock = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const lock = await takeGcLock(layout.root, undefined, 'refs.lock');
+    try {
+      return await fn();
+    } finally {
+      await lock.release();
     }
-    return dropped;
   };
+
+  /** Rewrites the files holding pairs `which` selects among `hashes`, without them; the hashes dropped. */
+  const dropWhere = (which: (holder: string) => boolean, hashes: ReadonlySet<string>): Promise<Set<string>> =>
+    withRefsLock(async () => {
+      const dropped = new Set<string>();
+      for (const [name, refs] of [...(await refresh()).entries()]) {
+        let changed = false;
+        const rest: Refs = new Map();
+        for (const [holder, set] of refs) {
+          if (!which(holder)) {
+            rest.set(holder, set);
+            continue;
+          }
+          const keep = new Set<string>();
+          for (const h of set) {
+            if (hashes.has(h)) {
+              dropped.add(h);
+              changed = true;
+            } else keep.add(h);
+          }
+          if (keep.size > 0) rest.set(holder, keep);
+        }
+        if (!changed) continue;
+        // the successor first, then the old file: the other references are never dropped
+        if (rest.size > 0) {
+          if (name.startsWith(PACKED_PREFIX)) writePacked(rest);
+          else {
+            const [[holder, set]] = [...rest.entries()] as [[string, Set<string>]];
+            write(holder, [...set]);
+          }
+        }
+        await remove(join(dir, name));
+        known.delete(name);
+      }
+      return dropped;
+    });
 
   return {
     write,
     remove,
     async holdersOf(hash) {
       const out = new Set<string>();
-      for (const b of (await refresh()).values()) if (b.hashes.has(hash)) out.add(b.holder);
+      for (const refs of (await refresh()).values()) for (const [holder, set] of refs) if (set.has(hash)) out.add(holder);
       return [...out];
     },
-    async drop(hash, holder) {
-      return (await dropWhere((b) => holder === undefined || b.holder === holder, new Set([hash]))).size > 0;
+    async referenced() {
+      const out = new Set<string>();
+      for (const refs of (await refresh()).values()) for (const set of refs.values()) for (const h of set) out.add(h);
+      return out;
     },
-    dropMany: (hashes, holder) => dropWhere((b) => b.holder === holder, new Set(hashes)),
+    async drop(hash, holder) {
+      return (await dropWhere((h) => holder === undefined || h === holder, new Set([hash]))).size > 0;
+    },
+    dropMany: (hashes, holder) => dropWhere((h) => h === holder, new Set(hashes)),
+    pack: (extra, removeExtra) =>
+      withRefsLock(async () => {
+        const files = [...(await refresh()).entries()];
+        const merged: Refs = new Map();
+        const add = (holder: string, hash: string) => {
+          const set = merged.get(holder) ?? new Set<string>();
+          set.add(hash);
+          merged.set(holder, set);
+        };
+        for (const [, refs] of files) for (const [holder, set] of refs) for (const h of set) add(holder, h);
+        let extras = 0;
+        for (const [holder, hash] of extra) {
+          add(holder, hash);
+          extras++;
+        }
+        if (extras === 0 && (files.length === 0 || (files.length === 1 && files[0]![0].startsWith(PACKED_PREFIX)))) return { merged: 0 };
+        if (merged.size > 0) writePacked(merged);
+        for (const [name] of files) {
+          await remove(join(dir, name));
+          known.delete(name);
+        }
+        await removeExtra();
+        return { merged: files.length + extras };
+      }),
   };
 }

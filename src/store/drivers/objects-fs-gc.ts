@@ -16,6 +16,7 @@ import { isSha256Hex } from '../../core/hash.js';
 import { ioError } from '../../errors.js';
 import type { GcResult } from '../object-store.js';
 import { FANOUT_NAME, errnoCode, parseTrashName, type FsLayout } from './objects-fs-layout.js';
+import { pidAlive } from './objects-fs-lease.js';
 import { countMarkers, pruneMarkerDir } from './objects-fs-refs.js';
 
 /**
@@ -56,7 +57,14 @@ interface GcContext {
   now: () => number;
   /** True when a reference bundle names the object (asked afresh each time; see objects-fs-bundles.ts). */
   bundled: (hash: string) => Promise<boolean>;
+  /** A live writer's lease began then (wall clock, Unix ms): objects written since are kept. */
+  protectedSinceMs?: number;
+  /** Told of every loose object examined. */
+  onScanned?: (hash: string) => void;
 }
+
+/** mtime granularity and clock skew between a lease's start and a file's mtime, ms. */
+const LEASE_SLACK_MS = 2_000;
 
 /** Deletes unreferenced objects older than `graceMs` and cleans what crashed writers left. */
 export async function collectGarbage(ctx: GcContext, graceMs: number): Promise<GcResult> {
@@ -65,9 +73,13 @@ export async function collectGarbage(ctx: GcContext, graceMs: number): Promise<G
   await recoverAbandonedTrash(layout);
   await cleanupStaleTempFiles(layout.stagingDir, STALE_TEMP_MS, Date.now());
   await cleanupStaleTempFiles(join(layout.refsRoot, 'bundles'), STALE_TEMP_MS, Date.now());
+  await cleanupDeadWriterFiles(layout.stagingDir);
+  await cleanupDeadWriterFiles(join(layout.refsRoot, 'bundles'));
+  await cleanupDeadWriterFiles(join(layout.root, 'packs'));
   const cleanedDirs = new Set<string>();
   for await (const hash of listHashes(layout)) {
     result.scanned++;
+    ctx.onScanned?.(hash);
     const dir = layout.objectDir(hash);
     if (!cleanedDirs.has(dir)) {
       cleanedDirs.add(dir);
@@ -121,6 +133,7 @@ async function isCollectable(ctx: GcContext, path: string, hash: string, graceMs
     throw ioError('stat an object', path, cause);
   }
   if (ctx.now() - mtimeMs < graceMs) return false;
+  if (ctx.protectedSinceMs !== undefined && mtimeMs >= ctx.protectedSinceMs - LEASE_SLACK_MS) return false;
   return (await countMarkers(ctx.layout, hash)) === 0 && !(await ctx.bundled(hash));
 }
 
@@ -137,6 +150,30 @@ async function restore(trash: string, path: string): Promise<void> {
     }
     throw ioError('restore an object from the trash', path, cause);
   }
+}
+
+/**
+ * Removes temp files whose writer process is gone (same host): the atomic writer's
+ * `.<name>.<pid base 36>-<random>-<n>.tmp` and packs' `.pack-<pid>-<random>.tmp`. Files of live
+ * processes, and names without a pid, are left to the age rule.
+ */
+export async function cleanupDeadWriterFiles(dir: string): Promise<number> {
+  let removed = 0;
+  for (const name of await readdirOrEmpty(dir)) {
+    const pid = writerPid(name);
+    if (pid === undefined || pidAlive(pid)) continue;
+    await unlink(join(dir, name)).catch(() => undefined);
+    removed++;
+  }
+  return removed;
+}
+
+/** The pid a temp file's name records, if any. */
+export function writerPid(name: string): number | undefined {
+  const pack = /^\.pack-(\d+)-[0-9a-f]+\.tmp$/.exec(name) ?? /^\.staged-(\d+)-[0-9a-f]+\.tmp$/.exec(name);
+  if (pack) return Number(pack[1]);
+  const atomic = /^\..+\.([0-9a-z]+)-[0-9a-f]{6}-[0-9a-z]+\.tmp$/.exec(name);
+  return atomic ? parseInt(atomic[1]!, 36) : undefined;
 }
 
 /** Moves back trash entries left by a gc that crashed before deciding; the next gc decides again. */

@@ -1,9 +1,12 @@
 /**
  * Where the fs object store keeps things under its root:
  *
- *   <root>/<aa>/<bb>/<hash>             an object (aa, bb = first two byte pairs of the hash)
- *   <root>/refs/<aa>/<hash>/<holderId>  one marker file per holder; holderId = sha256(holder)[0..32)
+ *   <root>/<aa>/<bb>/<hash>             a loose object (aa, bb = first two byte pairs of the hash)
+ *   <root>/packs/pack-<id>.pack         many objects and their index (objects-fs-packs.ts)
  *   <root>/refs/bundles/<holderId>.<rnd> one holder's references to many objects (objects-fs-bundles.ts)
+ *   <root>/refs/bundles/packed.<rnd>    every holder's references, merged by gc
+ *   <root>/refs/<aa>/<hash>/<holderId>  one marker file per holder (older stores; read and merged)
+ *   <root>/leases/, gc.lock, refs.lock  writer leases and locks (objects-fs-lease.ts)
  *   <root>/.staging/                    putStream writes here before the hash is known
  *   <root>/.trash/                      gc moves an object here before its final decision
  *
@@ -63,7 +66,7 @@ export function createFsLayout(root: string): FsLayout {
     refPath: (hash, holder) => join(refDir(hash), holderId(holder)),
     // Dot-prefixed and .tmp-suffixed, so a crash between commit and publish leaves a file that
     // cleanupStaleTempFiles removes, like the atomic writer's own temp files.
-    stagingTarget: () => join(stagingDir, `.${randomBytes(8).toString('hex')}.tmp`),
+    stagingTarget: () => join(stagingDir, `.staged-${process.pid}-${randomBytes(8).toString('hex')}.tmp`),
     // The name records when the object was moved aside, so a later gc can tell an abandoned
     // entry (crashed gc) from one a running gc is still deciding about.
     trashPath: (hash) => {

@@ -1,5 +1,6 @@
 /**
- * Reference markers of the fs object store: one small file per (hash, holder) at
+ * Reference markers of the fs object store, as stores before reference bundles kept them (read,
+ * removed and merged by gc; never written now): one small file per (hash, holder) at
  * `refs/<aa>/<hash>/<sha256(holder) prefix>`, holding the holder id as UTF-8.
  *
  * A marker per holder instead of a counter makes ref/unref idempotent and crash-safe without any
@@ -7,66 +8,14 @@
  * is simply the number of markers. A crash mid-ref leaves only a stray temp file, which is not
  * counted as a holder and is cleaned by gc.
  */
-import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, rmdir, unlink, access } from 'node:fs/promises';
+import { readdir, readFile, rm, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic, writeFileAtomicSync } from '../../core/atomic-file.js';
 import { ioError } from '../../errors.js';
 import { errnoCode, type FsLayout } from './objects-fs-layout.js';
 
 /** Marker files are renamed into place; dot-prefixed names are atomic-writer temps, not holders. */
 function isMarkerName(name: string): boolean {
   return !name.startsWith('.');
-}
-
-/** Writes `holder`'s marker for `hash`; a no-op if it is already there. */
-export async function addMarker(layout: FsLayout, hash: string, holder: string, unsynced?: Set<string>): Promise<void> {
-  const path = layout.refPath(hash, holder);
-  try {
-    await access(path);
-    return;
-  } catch (cause) {
-    if (errnoCode(cause) !== 'ENOENT') throw ioError('check a reference marker', path, cause);
-  }
-  // gc removes a hash's marker directory once the object is gone; if that races with this write
-  // (directory created, then removed before the temp file opens), create it again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await writeFileAtomic(path, holder, { sync: !unsynced });
-      unsynced?.add(path);
-      return;
-    } catch (error) {
-      if (attempt >= 5 || errnoCode((error as { cause?: unknown }).cause) !== 'ENOENT') throw error;
-    }
-  }
-}
-
-/**
- * Writes `holder`'s markers for many hashes on the calling thread (a few syscalls each, no
- * thread-pool round trips): for a holder that references a batch of objects at once. Returns
- * the hashes whose marker it created (the others had one).
- */
-export function addMarkersSync(layout: FsLayout, hashes: readonly string[], holder: string, unsynced?: Set<string>): string[] {
-  const content = Buffer.from(holder, 'utf8');
-  const knownDirs = new Set<string>(); // the fan-out levels above the marker folders, once each
-  const added: string[] = [];
-  for (const hash of hashes) {
-    const path = layout.refPath(hash, holder);
-    if (existsSync(path)) continue;
-    added.push(hash);
-    // as in addMarker: a gc may remove the marker directory between its creation and the write
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (attempt > 1) knownDirs.clear();
-        writeFileAtomicSync(path, [content], { sync: !unsynced, knownDirs });
-        unsynced?.add(path);
-        break;
-      } catch (error) {
-        if (attempt >= 5 || errnoCode((error as { cause?: unknown }).cause) !== 'ENOENT') throw error;
-      }
-    }
-  }
-  return added;
 }
 
 /** Removes `holder`'s marker for `hash`; true if it existed. */
@@ -123,4 +72,43 @@ export async function removeAllMarkers(layout: FsLayout, hash: string): Promise<
 /** Removes the marker directory of `hash` if it is empty; any failure just leaves it for later. */
 export async function pruneMarkerDir(layout: FsLayout, hash: string): Promise<void> {
   await rmdir(layout.refDir(hash)).catch(() => {});
+}
+
+/** Every legacy marker: [holder, hash, path] (stores written before reference bundles kept one per object). */
+export async function allMarkers(layout: FsLayout): Promise<Array<[holder: string, hash: string, path: string]>> {
+  const out: Array<[string, string, string]> = [];
+  let fanouts: string[];
+  try {
+    fanouts = await readdir(layout.refsRoot);
+  } catch (cause) {
+    if (errnoCode(cause) === 'ENOENT') return out;
+    throw ioError('list reference markers', layout.refsRoot, cause);
+  }
+  for (const aa of fanouts) {
+    if (!/^[0-9a-f]{2}$/.test(aa)) continue;
+    const hashes = await readdir(join(layout.refsRoot, aa)).catch(() => [] as string[]);
+    for (const hash of hashes) {
+      if (!/^[0-9a-f]{64}$/.test(hash)) continue;
+      for (const name of await markerNames(layout, hash)) {
+        const path = join(layout.refDir(hash), name);
+        try {
+          out.push([await readFile(path, 'utf8'), hash, path]);
+        } catch (cause) {
+          if (errnoCode(cause) !== 'ENOENT') throw ioError('read a reference marker', path, cause);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Removes the marker files `allMarkers` listed (now merged elsewhere) and their empty folders. */
+export async function removeMarkerFiles(layout: FsLayout, markers: Iterable<[string, string, string]>): Promise<void> {
+  const hashes = new Set<string>();
+  for (const [, hash, path] of markers) {
+    await unlink(path).catch(() => undefined);
+    hashes.add(hash);
+  }
+  for (const hash of hashes) await pruneMarkerDir(layout, hash);
+  for (const aa of new Set([...hashes].map((h) => h.slice(0, 2)))) await rmdir(join(layout.refsRoot, aa)).catch(() => undefined);
 }
