@@ -31,7 +31,7 @@ export interface DiscoveredSession {
   messages: number;
   /** Last modification of the file, ISO-8601. */
   updatedAt: string;
-  /** Title, when the session has one (Claude Code `summary` / `custom-title` lines). */
+  /** Title, when the session has one (Claude Code `custom-title`, else `ai-title`, else `summary` lines). */
   title?: string;
   /** Claude Code: the `projects/<folder>` name. */
   projectDir?: string;
@@ -181,7 +181,7 @@ export async function indexFile(candidate: Candidate, size: number, mtimeMs: num
       sizeBytes: size,
       mtimeMs,
       messages: v.messages,
-      title: v.customTitle ?? v.summary ?? null,
+      title: v.customTitle ?? v.aiTitle ?? v.summary ?? null,
       scanOffset: probe.offset,
       scanState: JSON.stringify(probe.state),
       indexedAtMs: nowMs,

@@ -24,14 +24,17 @@ const LF = 0x0a;
 
 /** What the probe tracks; serialised into the index so a grown file is read from its old end. */
 export interface ProbeState {
-  v: 1;
+  /** 2 since `aiTitle`: states of version 1 are read again from the start. */
+  v: 2;
   agent: AgentKind;
   sessionId?: string;
   cwd?: string;
   /** Latest `summary` line text (Claude Code). */
   summary?: string;
-  /** Latest `custom-title` (Claude Code `/rename`); wins over `summary`. */
+  /** Latest `custom-title` (Claude Code `/rename`); wins over the others. */
   customTitle?: string;
+  /** Latest `ai-title` (the title Claude Code gives a session itself); wins over `summary`. */
+  aiTitle?: string;
   /** Codex: `session_meta.payload.model_provider` (Codex resumes only with that provider). */
   modelProvider?: string;
   messages: number;
@@ -56,14 +59,14 @@ export interface ProbeResult {
 
 /** A fresh state for `agent`. */
 export function initialProbeState(agent: AgentKind): ProbeState {
-  return { v: 1, agent, messages: 0, lines: 0 };
+  return { v: 2, agent, messages: 0, lines: 0 };
 }
 
 /** Parses a stored state; undefined if it is unusable (then the file is read from the start). */
 export function parseProbeState(text: string, agent: AgentKind): ProbeState | undefined {
   try {
     const s = JSON.parse(text) as ProbeState;
-    return s && s.v === 1 && s.agent === agent && typeof s.messages === 'number' ? s : undefined;
+    return s && s.v === 2 && s.agent === agent && typeof s.messages === 'number' ? s : undefined;
   } catch {
     return undefined;
   }
@@ -107,6 +110,10 @@ export function applyLine(state: ProbeState, line: Json): void {
   }
   if (type === 'custom-title') {
     state.customTitle = text(line.customTitle) ?? text(line.title) ?? state.customTitle;
+    return;
+  }
+  if (type === 'ai-title') {
+    state.aiTitle = text(line.aiTitle) ?? text(line.title) ?? state.aiTitle;
     return;
   }
   if (line.isSidechain === true || line.isMeta === true) return;
