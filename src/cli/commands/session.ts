@@ -77,7 +77,7 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .argument('<in>', 'session file (.jsonl)')
     .requiredOption('-o, --output <out>', 'where to write the trimmed session (atomically; the input is never modified)')
     .option('--threshold <tokens>', 'page out tool results above this many tokens (default 200)', intOption('--threshold'))
-    .option('--keep-turns <n>', 'leave the last N model round trips untouched (default 2)', intOption('--keep-turns'))
+    .option('--keep-turns <n>', 'leave the last N model round trips untouched (default 1)', intOption('--keep-turns'))
     .option('--keep-thinking', 'keep the thinking blocks of earlier turns (default: paged out)')
     .option('--keep-images', 'keep base64 images (default: paged out)')
     .addOption(keepErrorsOption())
