@@ -49,9 +49,9 @@ function testOutput(failures: number): string {
   return lines.join('\n');
 }
 
-// a 64x48 PNG (grey), enough to exercise image paging
+// a PNG that says it is 1280x800, a screenshot's size (~1,400 tokens: worth paging out), grey
 const PNG_BASE64 = (() => {
-  const header = Buffer.from('89504e470d0a1a0a0000000d4948445200000040000000300802000000', 'hex');
+  const header = Buffer.from('89504e470d0a1a0a0000000d4948445200000500000003200802000000', 'hex');
   return Buffer.concat([header, Buffer.alloc(6000, 0x7f)]).toString('base64');
 })();
 

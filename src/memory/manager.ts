@@ -107,8 +107,11 @@ export interface MemoryManagerOptions {
 export interface IncomingMessage {
   userId: string;
   text: string;
-  /** Instant of the message, Unix ms (default: the clock). */
-  now?: number;
+  /**
+   * Instant of the message (default: the clock): Unix ms, a `Date`, or ISO 8601 text with its
+   * offset (`2026-03-10T09:00:00+08:00`, `…Z`).
+   */
+  now?: number | Date | string;
   /**
    * Id of the message, unique per user, stored as its user turn's id (default: generated). Makes
    * retries safe: a message is applied to memory once per id. Sent again once answered, it is
@@ -407,7 +410,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const prior = message.id !== undefined ? await storedMessage(user(message.userId), message.id) : undefined;
     if (prior) checkRetry(message.userId, message.text, prior);
     const resumed = prior !== undefined;
-    const now = prior ? prior.message.atMs : (message.now ?? clock.now());
+    const now = prior ? prior.message.atMs : (messageInstant(message.now) ?? clock.now());
     const store = userAt(message.userId, now);
     if (message.timeZone !== undefined && !resumed) await setTimeZone(message.userId, message.timeZone);
     const timeZone = await timeZoneOf(message.userId);
@@ -583,12 +586,29 @@ export function readCacheSaves(store: MemoryStore, hot: HotCache): boolean {
   return store.driver !== 'sqlite' || hot.shared;
 }
 
+/** `IncomingMessage.now` as Unix ms; a usage error for anything that is not an instant. */
+function messageInstant(now: IncomingMessage['now']): number | undefined {
+  if (now === undefined) return undefined;
+  const hint = 'pass Unix ms, a Date, or ISO 8601 text with an offset, e.g. 2026-03-10T09:00:00+08:00';
+  if (typeof now === 'number') {
+    if (Number.isFinite(now)) return now;
+  } else if (now instanceof Date) {
+    if (Number.isFinite(now.getTime())) return now.getTime();
+  } else if (typeof now === 'string') {
+    // text without an offset would be read in this machine's zone, which is rarely what was meant
+    const ms = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(now.trim()) ? Date.parse(now) : NaN;
+    if (Number.isFinite(ms)) return ms;
+    throw new UsageError(`processMessage: now ${JSON.stringify(now)} is not ISO 8601 text with an offset`, { hint });
+  }
+  throw new UsageError('processMessage: now must be an instant', { hint });
+}
+
 function checkMessage(message: IncomingMessage): void {
   if (!message || typeof message !== 'object') throw new UsageError('processMessage: expected { userId, text }');
   if (typeof message.userId !== 'string' || message.userId.trim() === '') throw new UsageError('processMessage: userId must be a non-empty string');
   if (typeof message.text !== 'string') throw new UsageError('processMessage: text must be a string');
   if (message.text.trim() === '') throw new UsageError('processMessage: text is empty', { hint: 'send the user message text' });
-  if (message.now !== undefined && !Number.isFinite(message.now)) throw new UsageError('processMessage: now must be Unix ms');
+  messageInstant(message.now);
   if (message.timeZone !== undefined) validateTimeZone(message.timeZone);
   if (message.id !== undefined && (typeof message.id !== 'string' || message.id.trim() === '' || message.id.length > MAX_MESSAGE_ID_LENGTH)) {
     throw new UsageError(`processMessage: id must be a non-empty string of at most ${MAX_MESSAGE_ID_LENGTH} characters`);

@@ -10,6 +10,7 @@ import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/s
 import { z } from 'zod';
 import type { TimeZone } from '../core/time-zone.js';
 import { UsageError } from '../errors.js';
+import type { RebuiltContext } from '../memory/context.js';
 import { formatZonedTime } from '../memory/format-time.js';
 import { mapError } from './errors.js';
 import { createMemoryOps, messageJson, type TaskJson } from './memory-ops.js';
@@ -27,6 +28,20 @@ export interface McpOptions {
 }
 
 /** Names of the tools, in the order they are registered. */
+/**
+ * The context as a tool result: what memory holds, without the system layer. That layer is the
+ * instruction ctxvm gives its own responder ("You are a helpful assistant with long-term
+ * memory…"); an agent calling the tool has a system prompt of its own, and would read it as the
+ * user's memory.
+ */
+export function withoutSystemLayer(c: RebuiltContext): string {
+  let text = c.text;
+  for (const item of c.layers.find((l) => l.name === 'system')?.items ?? []) {
+    if (item.text && text.startsWith(item.text)) text = text.slice(item.text.length);
+  }
+  return text.replace(/^\s+/, '');
+}
+
 export const MCP_TOOLS = ['memory_context', 'memory_remember', 'tasks_list', 'task_update', 'session_page_in', 'session_snapshot', 'session_trim'] as const;
 
 type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -78,7 +93,7 @@ export function createCtxvmMcpServer(services: ServerServices, options: McpOptio
     async ({ query, budget, timeZone }) =>
       tool(async () => {
         const c = await ops.context(user(), { query, ...(budget !== undefined ? { budget } : {}), ...(timeZone !== undefined ? { timeZone } : {}) });
-        return { text: c.text };
+        return { text: withoutSystemLayer(c) };
       }),
   );
 

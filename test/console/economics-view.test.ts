@@ -13,9 +13,8 @@ import type { EconomicsReport } from '../../src/session/economics/economics.js';
 import { encodeClaudeProjectDir } from '../../src/session/discovery/resolve.js';
 import { Transcript, text } from '../support/claude-transcript.js';
 import { describeWithChromium, horizontalOverflow, newPage, screenshot, type ViewportName } from './browser.js';
-import { FIXTURE_SESSION, haveFixture, useConsoleSuite } from './console-env.js';
+import { FIXTURE_SESSION, useConsoleSuite } from './console-env.js';
 
-if (!haveFixture) console.warn(`[skip] ${FIXTURE_SESSION.source} not found: console economics tests skipped`);
 
 const CODEX_ID = '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0042';
 const CHAT_ID = '22222222-3333-4444-8555-666666666666';
@@ -26,7 +25,6 @@ describeWithChromium('console: economics table', () => {
   const suite = useConsoleSuite();
 
   beforeAll(async () => {
-    if (!haveFixture) return;
     // older than the fixture, so the fixture stays the newest (selected) session
     const past = new Date(Date.now() - 86_400_000);
     const codexDir = join(dirname(suite.env.claudeConfigDir), 'codex', 'sessions', '2025', '09', '26');
@@ -76,7 +74,7 @@ describeWithChromium('console: economics table', () => {
     }
   }
 
-  it.skipIf(!haveFixture)('shows the table and one dot per session, as the API computes them', async () => {
+  it('shows the table and one dot per session, as the API computes them', async () => {
     const { page, errors, close } = await open('desktop');
     const e = await suite.env.json<Economics>('GET', '/v1/sessions/economics');
     const { sessions } = await suite.env.json<{ sessions: unknown[] }>('GET', '/v1/sessions');
@@ -96,7 +94,7 @@ describeWithChromium('console: economics table', () => {
     await close();
   });
 
-  it.skipIf(!haveFixture)('the 1-hour switch shows the 1-hour table; a dot selects its session', async () => {
+  it('the 1-hour switch shows the 1-hour table; a dot selects its session', async () => {
     const { page, errors, close } = await open('desktop');
     await page.getByTestId('economics-ttl-1h').click();
     await page.waitForSelector('[data-testid="economics"][data-ready="true"][data-ttl="1h"]', { timeout: 90_000 });
@@ -110,7 +108,7 @@ describeWithChromium('console: economics table', () => {
     await close();
   });
 
-  it.skipIf(!haveFixture)('reads in Chinese at phone width without sideways scrolling', async () => {
+  it('reads in Chinese at phone width without sideways scrolling', async () => {
     const { page, errors, close } = await open('phone', 'zh-CN');
     await expect(page.getByTestId('economics-card').textContent()).resolves.toContain('工具密集');
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);

@@ -9,11 +9,10 @@ import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { findStubs } from '../../src/session/trim/stub-scan.js';
 import { describeWithChromium, horizontalOverflow, newPage, screenshot, sessionValues, VIEWPORTS, type ViewportName } from './browser.js';
-import { useConsoleSuite, FIXTURE_SESSION, haveFixture } from './console-env.js';
+import { useConsoleSuite, FIXTURE_SESSION } from './console-env.js';
 
 const CATEGORIES = ['userText', 'assistantText', 'toolInput', 'toolResult', 'image', 'thinking', 'system'] as const;
 
-if (!haveFixture) console.warn(`[skip] ${FIXTURE_SESSION.source} not found: console sessions tests skipped`);
 
 describeWithChromium('console: sessions view', () => {
   const suite = useConsoleSuite();
@@ -27,7 +26,7 @@ describeWithChromium('console: sessions view', () => {
 
   const attr = (page: Page, selector: string, name: string) => page.locator(selector).first().getAttribute(name);
 
-  it.skipIf(!haveFixture)('moves the #key= fragment into sessionStorage and shows the admin views', async () => {
+  it('moves the #key= fragment into sessionStorage and shows the admin views', async () => {
     const { page, errors, close } = await open('desktop');
     expect(new URL(page.url()).hash).toBe('#/sessions');
     expect(page.url()).not.toContain(suite.env.keys.admin);
@@ -38,7 +37,7 @@ describeWithChromium('console: sessions view', () => {
     await close();
   });
 
-  it.skipIf(!haveFixture)('lists the sessions and draws composition and cost numbers from the analysis', async () => {
+  it('lists the sessions and draws composition and cost numbers from the analysis', async () => {
     const { page, errors, close } = await open('desktop');
     const { sessions } = await suite.env.json<{ sessions: { id: string; messages: number }[] }>('GET', '/v1/sessions');
     await expect(page.getByTestId('session-item').count()).resolves.toBe(sessions.length);
@@ -85,7 +84,7 @@ describeWithChromium('console: sessions view', () => {
     await close();
   });
 
-  it.skipIf(!haveFixture)('snapshot, branch and page-in from their buttons; the DAG follows the tree route', async () => {
+  it('snapshot, branch and page-in from their buttons; the DAG follows the tree route', async () => {
     const { page, errors, close } = await open('desktop');
     await expect(page.getByTestId('dag-node').count()).resolves.toBe(0);
 
@@ -141,7 +140,7 @@ describeWithChromium('console: sessions view', () => {
     await close();
   });
 
-  it.skipIf(!haveFixture)('a failed action shows the server error', async () => {
+  it('a failed action shows the server error', async () => {
     const { page, close } = await open('desktop');
     await page.getByTestId('page-in-ref').fill('ctxvm:nonsense');
     await page.getByTestId('page-in-button').click();
@@ -153,7 +152,7 @@ describeWithChromium('console: sessions view', () => {
   });
 
   for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
-    it.skipIf(!haveFixture)(`reads in Chinese at ${viewport} width without sideways scrolling`, async () => {
+    it(`reads in Chinese at ${viewport} width without sideways scrolling`, async () => {
       const { page, errors, close } = await open(viewport, 'zh-CN');
       // the fixture session (the branch made above is newer and listed first)
       await page.locator(`[data-testid="session-item"][data-id="${FIXTURE_SESSION.id}"]`).click();

@@ -4,6 +4,7 @@
  * info, rm, gc, du, export, import. JSON contracts from DESIGN.md and exit codes (0 ok, 1 failed,
  * 2 bad input).
  */
+import { existsSync } from 'node:fs';
 import { readFile, readdir, stat, writeFile, mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -285,8 +286,10 @@ describe('ctxvm demo', () => {
   it('--json prints one document with every section, offline, and leaves nothing behind', async () => {
     const r = await runCliInProcess(['demo', '--json'], { CTXVM_HOME: '/nonexistent/ctxvm-demo-must-not-use-this' }, process.cwd());
     expect(r.code, r.stderr).toBe(0);
-    const doc = r.json<{ ok: boolean; problems: string[]; home: null; ms: Record<string, number>; text: unknown[]; sessions: Record<string, any> }>();
-    expect(doc).toMatchObject({ ok: true, problems: [], home: null });
+    const doc = r.json<{ ok: boolean; problems: string[]; home: string; kept: boolean; ms: Record<string, number>; text: unknown[]; sessions: Record<string, any> }>();
+    expect(doc).toMatchObject({ ok: true, problems: [], kept: false });
+    // the folder the tour ran in, removed since it was not kept
+    expect(existsSync(doc.home)).toBe(false);
     expect(doc.text).toHaveLength(3);
     const s = doc.sessions;
     expect(s.trim).toMatchObject({ input: { bytes: expect.any(Number), tokens: expect.any(Number) }, output: { bytes: expect.any(Number), tokens: expect.any(Number) } });

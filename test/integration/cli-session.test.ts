@@ -118,7 +118,7 @@ describe('ctxvm session trim / restore / page-in', () => {
     expect(r.stdout).toBe(original.endsWith('\n') ? original : original + '\n');
   });
 
-  it('--keep-errors false pages out error results; by default they stay', async () => {
+  it('--no-keep-errors pages out error results; by default they stay; the old --keep-errors false warns', async () => {
     /** The content of the tool_result for toolu_err in a trimmed file. */
     const errorResult = async (file: string) => {
       for (const l of (await readFile(file, 'utf8')).split('\n').filter(Boolean)) {
@@ -131,12 +131,21 @@ describe('ctxvm session trim / restore / page-in', () => {
     const original = await errorResult(session);
     expect(await errorResult(out())).toEqual(original);
     const o2 = join(dir, 'trimmed-errors.jsonl');
-    const r = await ctxvm('session', 'trim', session, '-o', o2, '--keep-errors', 'false', '--json');
+    const r = await ctxvm('session', 'trim', session, '-o', o2, '--no-keep-errors', '--json');
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/warning/);
     const paged = await errorResult(o2);
     expect(paged).not.toEqual(original);
     expect(String(paged).startsWith('[ctxvm paged out')).toBe(true);
     expect(String(paged)).toContain('error');
+    const o3 = join(dir, 'trimmed-errors-old.jsonl');
+    const old = await ctxvm('session', 'trim', session, '-o', o3, '--keep-errors', 'false', '--json');
+    expect(old.code, old.stderr).toBe(0);
+    expect(old.stderr).toMatch(/warning: --keep-errors takes no value now: use --no-keep-errors/);
+    expect(await errorResult(o3)).toEqual(paged);
+    const bare = await ctxvm('session', 'trim', session, '-o', join(dir, 'trimmed-errors-kept.jsonl'), '--keep-errors', '--json');
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(await errorResult(join(dir, 'trimmed-errors-kept.jsonl'))).toEqual(original);
     const bad = await ctxvm('session', 'trim', session, '-o', join(dir, 'never.jsonl'), '--keep-errors', 'maybe');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--keep-errors/);

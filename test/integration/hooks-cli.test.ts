@@ -93,13 +93,13 @@ describe('ctxvm hooks install / uninstall / status', () => {
     expect(installed.hooks.SessionEnd).toEqual([...FOREIGN.hooks.SessionEnd, { hooks: [{ type: 'command', command: `${process.execPath} hooks run --event SessionEnd` }] }]);
 
     const second = await ctxvm(['hooks', 'install', '--command', process.execPath]);
-    expect(second).toMatchObject({ code: 0, stdout: `ctxvm hooks already installed in ${settings}\n` });
+    expect(second).toMatchObject({ code: 0, stdout: `ctxvm hooks already installed in ${settings}\n  command: ${process.execPath} (by absolute path: keeps working without ctxvm on PATH, but not if this folder moves)\n` });
     expect((await readdir(join(dir, 'claude'))).filter((n) => n.includes('ctxvm-backup'))).toHaveLength(1);
 
     const status = JSON.parse((await ctxvm(['hooks', 'status', '--json'])).stdout) as { installed: Record<string, string | null>; foreignHooks: Record<string, number> };
     expect(status.installed).toEqual({ SessionEnd: `${process.execPath} hooks run --event SessionEnd`, PreCompact: `${process.execPath} hooks run --event PreCompact` });
     expect(status.foreignHooks).toEqual({ SessionEnd: 1, PreCompact: 0 });
-    expect((await ctxvm(['hooks', 'status'])).stdout).toContain('SessionEnd installed:');
+    expect((await ctxvm(['hooks', 'status'])).stdout).toContain(`SessionEnd installed: ${process.execPath} hooks run --event SessionEnd [by absolute path]`);
 
     const un = await ctxvm(['hooks', 'uninstall', '--json']);
     expect(JSON.parse(un.stdout)).toMatchObject({ changed: true, events: ['SessionEnd', 'PreCompact'] });
@@ -125,6 +125,17 @@ describe('ctxvm hooks install / uninstall / status', () => {
     const r = await ctxvm(['hooks', 'install', '--command', 'ctxvm-not-installed-anywhere']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/not on PATH/);
+  });
+
+  it("does not count npx's temporary bin folder as PATH: Claude Code will not have it", async () => {
+    const npxBin = join(dir, 'npm-cache', '_npx', 'a1b2', 'node_modules', '.bin');
+    await mkdir(npxBin, { recursive: true });
+    await writeFile(join(npxBin, 'ctxvm'), '#!/bin/sh\n');
+    await chmod(join(npxBin, 'ctxvm'), 0o755);
+    const r = await ctxvm(['hooks', 'install', '--command', 'ctxvm', '--json'], {}, { PATH: npxBin });
+    expect(JSON.parse(r.stdout)).toMatchObject({ command: 'ctxvm', commandKind: 'path', commandFound: false });
+    const status = JSON.parse((await ctxvm(['hooks', 'status', '--json'], {}, { PATH: npxBin })).stdout) as { commandFound: boolean; commandKinds: Record<string, string> };
+    expect(status).toMatchObject({ commandFound: false, commandKinds: { SessionEnd: 'path', PreCompact: 'path' } });
   });
 });
 

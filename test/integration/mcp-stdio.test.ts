@@ -113,6 +113,9 @@ describe('ctxvm mcp over stdio', () => {
     expect(context.isError).toBeFalsy();
     expect(text(context)).toMatch(/TLS certificates/);
     expect(text(context)).toMatch(/cert-manager/);
+    // the agent has its own system prompt: ctxvm's responder instruction is not in the result
+    expect(text(context)).not.toMatch(/You are a helpful assistant/);
+    expect(text(context)).toMatch(/^# /);
     expect(context.structuredContent).toBeUndefined();
 
     const missing = await call('task_update', { id: 'no-such-task', status: 'done' });

@@ -360,3 +360,22 @@ describe('a message and what it changes are stored together', () => {
     expect(await store.forUser('jack').countTurns()).toBe(2);
   });
 });
+
+describe('the instant of a message', () => {
+  it('is Unix ms, a Date or ISO text with an offset, all the same instant; anything else is refused', async () => {
+    const due = async (u: string, now: number | Date | string) => {
+      await manager.processMessage({ userId: u, text: '记得下午三点要开项目评审会。', now });
+      return (await manager.user(u).listTasks())[0]!;
+    };
+    const ms = await due('ms', at(9, 30));
+    expect(ms.dueAtMs).toBe(at(15));
+    expect(await due('date', new Date(at(9, 30)))).toMatchObject({ dueAtMs: at(15), createdAtMs: at(9, 30) });
+    expect(await due('iso', '2026-03-10T09:30:00+08:00')).toMatchObject({ dueAtMs: at(15), createdAtMs: at(9, 30) });
+    expect(await due('z', '2026-03-10T01:30:00Z')).toMatchObject({ dueAtMs: at(15), createdAtMs: at(9, 30) });
+    for (const bad of ['2026-03-10 09:30', 'tomorrow', new Date(NaN), Number.NaN] as const) {
+      const e = await manager.processMessage({ userId: 'bad', text: 'hello', now: bad }).catch((error: unknown) => error);
+      expect(CtxvmError.is(e) && e.code, String(bad)).toBe('E_USAGE');
+    }
+    expect(await manager.user('bad').listTasks()).toEqual([]);
+  });
+});

@@ -41,24 +41,32 @@ export function registerChat(program: Command, ctx: CommandContext): void {
           if (opts.json) ctx.printJson(results.map(processResultJson));
           return;
         }
-        const rl = createInterface({ input: process.stdin, output: ctx.io.stderr, terminal: Boolean(process.stdin.isTTY) });
-        if (process.stdin.isTTY) ctx.note(`chatting as ${userId} — an empty line or Ctrl-D ends`);
-        try {
-          for (;;) {
-            let line: string;
-            try {
-              line = await rl.question(process.stdin.isTTY ? '> ' : '');
-            } catch {
-              break; // closed (Ctrl-D / end of input)
+        if (process.stdin.isTTY) {
+          const rl = createInterface({ input: process.stdin, output: ctx.io.stderr, terminal: true });
+          ctx.note(`chatting as ${userId} — an empty line or Ctrl-D ends`);
+          try {
+            for (;;) {
+              let line: string;
+              try {
+                line = await rl.question('> ');
+              } catch {
+                break; // closed (Ctrl-D)
+              }
+              if (line.trim() === '') break;
+              await send(line);
             }
-            if (line.trim() === '') {
-              if (process.stdin.isTTY) break;
-              continue;
-            }
-            await send(line);
+          } finally {
+            rl.close();
           }
-        } finally {
-          rl.close();
+        } else {
+          // piped input: the line iterator buffers what arrives while a reply is being made, so
+          // every line is sent (question() would drop lines read while it was not waiting)
+          const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+          try {
+            for await (const line of rl) if (line.trim() !== '') await send(line);
+          } finally {
+            rl.close();
+          }
         }
         if (opts.json) ctx.printJson(results.map(processResultJson));
       } finally {

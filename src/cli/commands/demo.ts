@@ -46,7 +46,7 @@ export function registerDemo(program: Command, ctx: CommandContext): void {
           problems.push(...(section.problems?.(result) ?? []).map((p) => `${section.name}: ${p}`));
           say(['', `${i + 1}. ${section.title}`, ...section.render(result).map((l) => `   ${l}`)]);
         }
-        if (opts.json) ctx.printJson({ ok: problems.length === 0, problems, home: opts.keep ? home : null, ms, ...doc });
+        if (opts.json) ctx.printJson({ ok: problems.length === 0, problems, home, kept: opts.keep === true, ms, ...doc });
         else {
           say(['', problems.length ? `problems:\n${problems.map((p) => `  ${p}`).join('\n')}` : `all checks held (${Object.values(ms).reduce((a, b) => a + b, 0)} ms)`]);
           if (opts.keep) say([`kept ${home}`]);

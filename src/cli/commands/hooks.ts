@@ -9,9 +9,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { appendHookLog, hookLogPath, readHookLog } from '../../hooks/log.js';
@@ -21,6 +20,7 @@ import { editSettingsFile, HOOK_EVENTS, hooksStatus, installHooks, readSettingsF
 import { withDagServices } from '../dag-services.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../program.js';
+import { commandKind, commandRunnable, selfCommand } from '../self-command.js';
 
 /** Seams for tests; the defaults use the real process. */
 export interface HooksCommandDeps {
@@ -64,21 +64,6 @@ function spawnDetached(args: string[]): void {
   child.unref();
 }
 
-/** True when `command`'s first word can be run (an absolute path, or found on PATH). */
-function runnable(command: string, env: Readonly<Record<string, string | undefined>>): boolean {
-  const first = command.trim().split(/\s+/)[0] ?? '';
-  const canRun = (p: string) => {
-    try {
-      accessSync(p, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (first.includes('/')) return canRun(first);
-  return (env.PATH ?? '').split(delimiter).some((dir) => dir && canRun(join(dir, first)));
-}
-
 /** Payloads whose worker never ran (it could not start, or died first) are dropped after an hour. */
 async function dropStalePayloads(queue: string, now: number): Promise<void> {
   for (const name of await readdir(queue).catch(() => [] as string[])) {
@@ -103,18 +88,20 @@ export function registerHooks(program: Command, ctx: CommandContext, deps: Hooks
   withJson(hooks.command('install'))
     .description("add ctxvm's SessionEnd and PreCompact hooks to Claude Code's settings.json (idempotent; keeps a backup)")
     .option('--settings <path>', 'settings file (default $CLAUDE_CONFIG_DIR/settings.json)')
-    .option('--command <cmd>', 'how Claude Code should run ctxvm (default "ctxvm"; e.g. "node /path/to/dist/cli/main.js")', 'ctxvm')
+    .option('--command <cmd>', 'how Claude Code should run ctxvm (default: "ctxvm" when the ctxvm on PATH is this one, else node and this CLI by absolute path)')
     .option('--events <list>', `events to hook, comma-separated (default ${HOOK_EVENTS.join(',')})`)
-    .action(async (opts: { settings?: string; command: string; events?: string; json?: boolean }) => {
+    .action(async (opts: { settings?: string; command?: string; events?: string; json?: boolean }) => {
       const path = settingsPath(opts.settings);
       const events = parseEvents(opts.events);
-      const base = opts.command.trim();
+      const base = opts.command !== undefined ? opts.command.trim() : selfCommand(ctx.io.env).command;
       if (!base) throw new UsageError('--command is empty');
+      const found = commandRunnable(base, ctx.io.env);
+      const kind = commandKind(base);
       const r = await editSettingsFile(path, (s) => installHooks(s, base, events), { nowMs: nowMs() });
-      const onPath = runnable(base, ctx.io.env);
-      if (opts.json) return ctx.printJson({ settings: path, changed: r.changed, events: r.events, ...(r.backup ? { backup: r.backup } : {}), command: base, commandFound: onPath });
+      if (opts.json) return ctx.printJson({ settings: path, changed: r.changed, events: r.events, ...(r.backup ? { backup: r.backup } : {}), command: base, commandKind: kind, commandFound: found });
       ctx.print(r.changed ? `installed ctxvm hooks (${r.events.join(', ')}) in ${path}${r.backup ? `\n  backup: ${r.backup}` : ''}` : `ctxvm hooks already installed in ${path}`);
-      if (!onPath) ctx.note(`warning: "${base.split(/\s+/)[0]}" is not on PATH; Claude Code will not be able to run the hook (use --command)`);
+      ctx.print(`  command: ${base} (${kind === 'path' ? 'ctxvm found on PATH' : 'by absolute path: keeps working without ctxvm on PATH, but not if this folder moves'})`);
+      if (!found) ctx.note(`warning: "${base}" is not on PATH (npx's temporary folders do not count); Claude Code will not be able to run the hook: install ctxvm (npm install -g) or pass --command`);
     });
 
   withJson(hooks.command('uninstall'))
@@ -142,12 +129,17 @@ export function registerHooks(program: Command, ctx: CommandContext, deps: Hooks
       const home = ctx.config().home;
       const lastRuns = await readHookLog(home, opts.last ?? 5);
       const commands = Object.values(st.installed).filter((c): c is string => c !== null);
-      const commandFound = commands.every((c) => runnable(c, ctx.io.env));
-      if (opts.json) return ctx.printJson({ settings: path, exists: file.exists, ...st, commandFound, log: hookLogPath(home), lastRuns });
+      const commandFound = commands.every((c) => commandRunnable(c, ctx.io.env));
+      const commandKinds = Object.fromEntries(Object.entries(st.installed).map(([e, c]) => [e, c === null ? null : commandKind(c)]));
+      if (opts.json) return ctx.printJson({ settings: path, exists: file.exists, ...st, commandKinds, commandFound, log: hookLogPath(home), lastRuns });
       ctx.print(`settings: ${path}${file.exists ? '' : ' (does not exist)'}`);
-      for (const e of HOOK_EVENTS) ctx.print(`  ${e.padEnd(10)} ${st.installed[e] ? `installed: ${st.installed[e]}` : 'not installed'}${st.foreignHooks[e] ? ` (+${st.foreignHooks[e]} other hook(s))` : ''}`);
+      for (const e of HOOK_EVENTS) {
+        const c = st.installed[e];
+        const how = c ? (commandKind(c) === 'path' ? ' [ctxvm looked up on PATH]' : ' [by absolute path]') : '';
+        ctx.print(`  ${e.padEnd(10)} ${c ? `installed: ${c}${how}` : 'not installed'}${st.foreignHooks[e] ? ` (+${st.foreignHooks[e]} other hook(s))` : ''}`);
+      }
       if (st.disableAllHooks) ctx.print('  note: disableAllHooks is true: Claude Code runs no hooks at all');
-      if (!commandFound) ctx.print('  warning: the installed command is not on PATH');
+      if (!commandFound) ctx.print('  warning: the installed command cannot be run from an ordinary PATH: run `ctxvm hooks install` again from an installed ctxvm');
       ctx.print(`log: ${hookLogPath(home)}`);
       for (const r of lastRuns) ctx.print(`  ${r.time} ${r.event} ${r.outcome}${r.branch ? ` → ${r.branch.resume}` : ''}${r.dag ? ` [${r.dag.branch} in ctxvm tree]` : ''}${r.reason ? ` (${r.reason})` : ''}`);
     });

@@ -16,16 +16,29 @@ export function registerInfo(program: Command, ctx: CommandContext): void {
       if (opts.json) return ctx.printJson(info);
       const lineage = info.lineage.map((n) => `${n.kind} ${n.name}`).join(' <- ');
       const children = info.children.map((n) => `${n.kind} ${n.name}`).join(', ') || 'none';
+      const contextLines = (st: typeof info.stats) =>
+        st
+          ? [
+              `  context    ${formatInt(st.tokens)} tokens, ${st.messages} messages, model ${st.model ?? 'unknown'} (${st.tokenizer})${st.errors ? `, ${st.errors} validation error(s)` : ''}`,
+              table(
+                ['category', 'tokens', 'share'],
+                TOKEN_CATEGORIES.filter((c) => st.breakdown[c] > 0).map((c) => [`  ${c}`, formatInt(st.breakdown[c]), formatPercent(st.tokens ? st.breakdown[c] / st.tokens : 0)]),
+              ),
+            ]
+          : info.statsError
+            ? [`  context    not available: ${info.statsError}`]
+            : [];
       if (info.kind === 'branch') {
         const b = info.branch;
         ctx.print(
           [
             `branch ${b.name} (${b.id})`,
             `  session    ${b.agent} ${b.sessionId}${b.trimmed ? ' (trimmed)' : ''}${b.cutAt ? `, cut at ${b.cutAt}` : ''}`,
-            `  file       ${b.path}${info.fileExists ? '' : ' (no longer there)'}`,
+            `  file       ${b.path}${info.bytes === null ? ' (no longer there)' : `  ${formatBytes(info.bytes)}`}`,
             `  created    ${shortTime(b.createdAtMs)}`,
             `  lineage    ${lineage}`,
             `  children   ${children}`,
+            ...contextLines(info.stats),
           ].join('\n'),
         );
         return;
@@ -42,16 +55,7 @@ export function registerInfo(program: Command, ctx: CommandContext): void {
         `  size       ${formatBytes(s.bytes)} in ${s.files} file(s); stored as ${info.storage.objects} object(s), ${formatBytes(info.storage.storedBytes)} (${formatBytes(info.storage.exclusiveBytes)} not shared with other snapshots)`,
         ...info.files.map((f) => `    ${f.role.padEnd(11)} ${f.path}  ${formatBytes(f.bytes)}`),
       ];
-      if (info.stats) {
-        const st = info.stats;
-        lines.push(`  context    ${formatInt(st.tokens)} tokens, ${st.messages} messages, model ${st.model ?? 'unknown'} (${st.tokenizer})${st.errors ? `, ${st.errors} validation error(s)` : ''}`);
-        lines.push(
-          table(
-            ['category', 'tokens', 'share'],
-            TOKEN_CATEGORIES.filter((c) => st.breakdown[c] > 0).map((c) => [`  ${c}`, formatInt(st.breakdown[c]), formatPercent(st.tokens ? st.breakdown[c] / st.tokens : 0)]),
-          ),
-        );
-      } else if (info.statsError) lines.push(`  context    not available: ${info.statsError}`);
+      lines.push(...contextLines(info.stats));
       ctx.print(lines.join('\n'));
     });
 }

@@ -7,7 +7,7 @@ import { PACKAGE_VERSION } from '../version.js';
 export function registerMcp(program: Command, ctx: CommandContext): void {
   program
     .command('mcp')
-    .description('serve MCP over stdio: memory_context, memory_remember, tasks_list, task_update, session_page_in, session_snapshot, session_trim (e.g. `claude mcp add ctxvm -- npx ctxvm mcp --user me`)')
+    .description('serve MCP over stdio: memory_context, memory_remember, tasks_list, task_update, session_page_in, session_snapshot, session_trim (register: `claude mcp add ctxvm -- ctxvm mcp --user me`)')
     .option('--user <id>', 'the user the memory tools act for (default $CTXVM_USER)')
     .option('--tz <zone>', "time zone of a user who has not stated one (IANA name, +08:00, or minutes east of UTC; default: this machine's); a tool call's timeZone is stored as the user's")
     .action(async (opts: { user?: string; tz?: string }) => {

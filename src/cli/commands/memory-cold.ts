@@ -123,6 +123,7 @@ export function registerMemoryCold(memory: Command, ctx: CommandContext): void {
 }
 
 function describeCounts(counts: Record<string, number>): string {
-  const parts = ['turn', 'project', 'task', 'decision', 'fact', 'history'].filter((t) => counts[t]).map((t) => `${counts[t]} ${t}${counts[t] === 1 ? '' : 's'}`);
+  const noun = (t: string, n: number) => (t === 'history' ? (n === 1 ? 'history entry' : 'history entries') : n === 1 ? t : `${t}s`);
+  const parts = ['turn', 'project', 'task', 'decision', 'fact', 'history'].filter((t) => counts[t]).map((t) => `${counts[t]} ${noun(t, counts[t]!)}`);
   return parts.length ? parts.join(', ') : 'nothing';
 }

@@ -154,11 +154,32 @@ export function registerMemory(program: Command, ctx: CommandContext): void {
         const entries = await services.manager.user(userId).history({ ...(opts.record ? { recordId: opts.record } : {}), limit: opts.limit ?? 50 });
         if (opts.json) return ctx.printJson(entries);
         if (!entries.length) return ctx.print(`no history for ${userId}`);
-        ctx.print(table(['time', 'kind', 'record', 'field', 'old', 'new', 'turn'], entries.map((e) => [new Date(e.atMs).toISOString(), e.kind, e.recordId, e.field, e.oldValue ?? '', e.newValue ?? '', e.turnId ?? ''])));
+        ctx.print(table(['time', 'kind', 'record', 'field', 'old', 'new', 'turn'], entries.map((e) => [new Date(e.atMs).toISOString(), e.kind, e.recordId, e.field === '*' ? (e.oldValue === null ? 'created' : e.newValue === null ? 'deleted' : '*') : e.field, historyCell(e.oldValue), historyCell(e.newValue), e.turnId ?? ''])));
+        ctx.note('(whole values: --json)');
       });
     });
 
   registerMemoryCold(memory, ctx); // export, import, compact (memory-cold.ts)
+}
+
+/**
+ * A history value as a table cell: a whole record (created or deleted) by its title or text,
+ * anything else as it is, both cut to a width a terminal holds. `--json` has the full values.
+ */
+export function historyCell(value: string | null | undefined, max = 48): string {
+  if (value === null || value === undefined) return '';
+  let text = value;
+  if (value.startsWith('{')) {
+    try {
+      const v = JSON.parse(value) as Record<string, unknown>;
+      const name = [v.title, v.text, v.name, v.value, v.key].find((x) => typeof x === 'string' && x !== '') as string | undefined;
+      if (name !== undefined) text = typeof v.status === 'string' ? `${name} (${v.status})` : name;
+    } catch {
+      // not JSON after all: shown as it is
+    }
+  }
+  text = text.replace(/\s+/g, ' ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function toIngestTurn(value: unknown, file: string, line: number, byteOffset: number): IngestTurn {

@@ -53,9 +53,9 @@ export function registerReminders(program: Command, ctx: CommandContext): void {
     .description('scan for tasks coming due and deliver reminders; runs until interrupted unless --once')
     .option('--once', 'one scan-and-deliver pass, then exit (1 when a delivery failed)')
     .option('--webhook <url>', 'POST each reminder as JSON here (default: print it)')
-    .option('--lead <minutes>', 'remind this many minutes before the due time (default 15)', positiveInt('--lead'), 15)
-    .option('--interval <seconds>', 'seconds between scans when running (default 30)', positiveInt('--interval'), 30)
-    .option('--overdue-window <hours>', 'also remind of tasks overdue by at most this many hours (default 24)', positiveInt('--overdue-window'), 24)
+    .option('--lead <minutes>', 'remind this many minutes before the due time', positiveInt('--lead'), 15)
+    .option('--interval <seconds>', 'seconds between scans when running', positiveInt('--interval'), 30)
+    .option('--overdue-window <hours>', 'also remind of tasks overdue by at most this many hours', positiveInt('--overdue-window'), 24)
     .option('--now <iso>', 'pretend it is this time (with --once, for scripted runs)')
     .option('--tz <zone>', "zone of users who have not stated one, for the reminder text and the times printed (default: this machine's)")
     .action(async (opts: RunOptions) => runReminders(ctx, opts));
@@ -64,7 +64,7 @@ export function registerReminders(program: Command, ctx: CommandContext): void {
     .description('the reminder delivery ledger, newest due first')
     .option('--status <status>', `only ${STATUSES.join(', ')}`)
     .option('--user <id>', 'only this user')
-    .option('--limit <n>', 'at most this many (default 50)', positiveInt('--limit'), 50)
+    .option('--limit <n>', 'at most this many', positiveInt('--limit'), 50)
     .option('--tz <zone>', "print due times in this zone (default: each user's stored zone, else this machine's)")
     .action(async (opts: { status?: string; user?: string; limit: number; json?: boolean; tz?: string }) => {
       if (opts.status !== undefined && !(STATUSES as readonly string[]).includes(opts.status)) {

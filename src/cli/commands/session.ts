@@ -1,6 +1,6 @@
 /** `ctxvm session trim|validate|analyze|restore|page-in`. */
 import { join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 // the engines load inside the actions, so `ctxvm --help` and unrelated commands start fast
 const engine = async () => ({
@@ -33,6 +33,41 @@ function boolOption(name: string) {
   };
 }
 
+interface TrimFlags {
+  keepThinking?: boolean;
+  keepImages?: boolean;
+  /** true for a bare --keep-errors, false for --no-keep-errors, a string for the old `--keep-errors <bool>`. */
+  keepErrors?: boolean | string;
+  thinking?: boolean;
+  images?: boolean;
+}
+
+/**
+ * `--keep-errors` is a plain switch; its value stays optional only so that the old
+ * `--keep-errors false` still parses (with a warning). Help shows the switch alone.
+ */
+function keepErrorsOption(): Option {
+  const option = new Option('--keep-errors [old-value]', 'keep error tool results whatever their size (the default)');
+  option.flags = '--keep-errors';
+  return option;
+}
+
+/** What to keep, from the flags; the old spellings still work and say what they became. */
+export function keepFlags(opts: TrimFlags, warn: (message: string) => void): { thinking: boolean; images: boolean; errors: boolean } {
+  if (opts.thinking === false) warn('--no-thinking is now --keep-thinking (it always meant: keep thinking blocks)');
+  if (opts.images === false) warn('--no-images is now --keep-images (it always meant: keep images)');
+  let errors = true;
+  if (typeof opts.keepErrors === 'string') {
+    errors = boolOption('--keep-errors')(opts.keepErrors);
+    warn(`--keep-errors takes no value now: use ${errors ? '--keep-errors' : '--no-keep-errors'}`);
+  } else if (opts.keepErrors === false) errors = false;
+  return {
+    thinking: opts.keepThinking === true || opts.thinking === false,
+    images: opts.keepImages === true || opts.images === false,
+    errors,
+  };
+}
+
 export function registerSession(program: Command, ctx: CommandContext): void {
   const session = program.command('session').description('inspect, trim, restore and page in one session file (Claude Code or Codex)');
   const store = async () => (await engine()).createFsObjectStore({ root: ctx.config().objectsDir, durability: 'deferred' });
@@ -42,11 +77,16 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .argument('<in>', 'session file (.jsonl)')
     .requiredOption('-o, --output <out>', 'where to write the trimmed session (atomically; the input is never modified)')
     .option('--threshold <tokens>', 'page out tool results above this many tokens (default 200)', intOption('--threshold'))
-    .option('--keep-turns <n>', 'leave the last N model round trips untouched (default 2)', intOption('--keep-turns'))
-    .option('--no-thinking', 'keep thinking blocks')
-    .option('--no-images', 'keep images')
-    .option('--keep-errors <bool>', 'keep error tool results whatever their size (default true)', boolOption('--keep-errors'))
-    .action(async (input: string, opts: { output: string; json?: boolean; threshold?: number; keepTurns?: number; thinking: boolean; images: boolean; keepErrors?: boolean }) => {
+    .option('--keep-turns <n>', 'leave the last N model round trips untouched (default 1)', intOption('--keep-turns'))
+    .option('--keep-thinking', 'keep the thinking blocks of earlier turns (default: paged out)')
+    .option('--keep-images', 'keep base64 images (default: paged out)')
+    .addOption(keepErrorsOption())
+    .option('--no-keep-errors', 'page error tool results out like any other')
+    // the spellings before 0.2, which read backwards: accepted, with a warning
+    .addOption(new Option('--no-thinking').hideHelp())
+    .addOption(new Option('--no-images').hideHelp())
+    .action(async (input: string, opts: TrimFlags & { output: string; json?: boolean; threshold?: number; keepTurns?: number }) => {
+      const keep = keepFlags(opts, (m) => ctx.note(`ctxvm: warning: ${m}`));
       const progress = createProgress(ctx.io.stderr, { label: 'trim', total: 0 });
       const { trimSession } = await engine();
       const report = await trimSession({
@@ -56,9 +96,9 @@ export function registerSession(program: Command, ctx: CommandContext): void {
         policy: {
           ...(opts.threshold !== undefined ? { toolResultTokens: opts.threshold, toolInputTokens: opts.threshold } : {}),
           ...(opts.keepTurns !== undefined ? { keepLastTurns: opts.keepTurns } : {}),
-          ...(opts.keepErrors !== undefined ? { keepErrors: opts.keepErrors } : {}),
-          thinking: opts.thinking,
-          images: opts.images,
+          keepErrors: keep.errors,
+          thinking: !keep.thinking,
+          images: !keep.images,
         },
         onProgress: (done) => progress.update(done),
       });

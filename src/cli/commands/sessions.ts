@@ -18,6 +18,14 @@ export function matchesProject(session: DiscoveredSession, p: string, cwd: strin
   return (session.project ?? session.projectDir ?? '').includes(p);
 }
 
+/** The title column: the session's own title, and for a branch ctxvm made, which one. */
+function titleOf(s: DiscoveredSession): string {
+  const title = (s.title ?? '').slice(0, 60);
+  if (!s.ctxvmBranch) return title;
+  const mark = `[ctxvm ${s.ctxvmBranch.trimmed ? 'trimmed ' : ''}branch ${s.ctxvmBranch.name}]`;
+  return title ? `${mark} ${title}` : mark;
+}
+
 export function registerSessions(program: Command, ctx: CommandContext): void {
   withJson(program.command('sessions'))
     .description('list agent sessions (Claude Code and Codex), newest first; only changed files are re-read')
@@ -44,7 +52,7 @@ export function registerSessions(program: Command, ctx: CommandContext): void {
       ctx.print(
         table(
           ['agent', 'id', 'updated', 'messages', 'size', 'project', 'title'],
-          list.map((s) => [s.agent, s.id, shortTime(s.updatedAt), formatInt(s.messages), formatBytes(s.bytes), s.project ?? `(${s.projectDir ?? '?'})`, (s.title ?? '').slice(0, 60)]),
+          list.map((s) => [s.agent, s.id, shortTime(s.updatedAt), formatInt(s.messages), formatBytes(s.bytes), s.project ?? `(${s.projectDir ?? '?'})`, titleOf(s)]),
         ),
       );
       const otherProvider = list.filter((s) => s.modelProvider);

@@ -5,6 +5,7 @@
  * the tool_result lines answering their tool calls. The conversation path runs through compaction
  * boundaries by `logicalParentUuid`, so a cut before a compaction resumes the full history.
  */
+import { basename } from 'node:path';
 import { readJsonl } from '../../core/jsonl.js';
 import { NotFoundError, UsageError, CtxvmError } from '../../errors.js';
 import { PARENT_BRIDGE_MS, resolvePreserved, selectClaudeChain } from '../claude/chain.js';
@@ -123,14 +124,14 @@ export function findClaudeLine(index: ClaudeIndex, uuid: string): LineMeta {
   const matches = new Map<string, LineMeta>();
   for (const m of index.lines) if (m.uuid && m.uuid.replace(/-/g, '').startsWith(bare)) matches.set(m.uuid, m);
   if (matches.size === 1) return [...matches.values()][0]!;
-  if (matches.size > 1) throw new UsageError(`--at ${uuid} matches ${matches.size} lines of ${index.file}: ${[...matches.keys()].slice(0, 4).join(', ')}…`, { hint: 'give more digits of the uuid' });
-  throw new NotFoundError(`--at ${uuid}: no line of ${index.file} has that uuid`, { hint: 'uuids are the `uuid` fields of the transcript lines; or pass a turn number' });
+  if (matches.size > 1) throw new UsageError(`--at ${uuid} matches ${matches.size} lines of ${basename(index.file)}: ${[...matches.keys()].slice(0, 4).join(', ')}…`, { hint: 'give more digits of the uuid' });
+  throw new NotFoundError(`--at ${uuid}: no line of ${basename(index.file)} has that uuid`, { hint: 'uuids are the `uuid` fields of the transcript lines; or pass a turn number' });
 }
 
 /** The last message of turn `turn` (1-based) on the conversation path. */
 function turnTarget(index: ClaudeIndex, turns: readonly ClaudeTurn[], turn: number): LineMeta {
   if (turn > turns.length) {
-    throw new UsageError(`--at ${turn}: ${index.file} has ${turns.length} turn(s) (prompts typed by the person)`, { hint: turns.length ? `pass a turn number from 1 to ${turns.length}` : 'branch without --at' });
+    throw new UsageError(`--at ${turn}: ${basename(index.file)} has ${turns.length} turn(s) (prompts typed by the person)`, { hint: turns.length ? `pass a turn number from 1 to ${turns.length}` : 'branch without --at' });
   }
   const path = conversationPath(index);
   const at = (line: number) => path.findIndex((m) => m.line === line);
@@ -185,7 +186,7 @@ export function planClaudeCut(index: ClaudeIndex, point: BranchPoint, turns: rea
   }
   let lastLine = 0;
   for (const m of index.lines) if (m.uuid && keepUuids.has(m.uuid)) lastLine = Math.max(lastLine, m.line);
-  if (lastLine === 0) throw new CtxvmError('E_INTERNAL', `--at: the cut at line ${target.line} of ${index.file} keeps nothing`);
+  if (lastLine === 0) throw new CtxvmError('E_INTERNAL', `--at: the cut at line ${target.line} of ${basename(index.file)} keeps nothing`);
   return { keepUuids, lastLine, target, ...(point.kind === 'turn' ? { turn: point.turn } : {}) };
 }
 

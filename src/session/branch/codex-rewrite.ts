@@ -5,6 +5,7 @@
  * lines before the (N+1)-th user turn, and the contextual user messages (`<environment_context>`…)
  * written just before that turn go with it.
  */
+import { basename } from 'node:path';
 import { readJsonl, JsonlWriter } from '../../core/jsonl.js';
 import { CtxvmError, UsageError } from '../../errors.js';
 import type { CodexIndex } from '../codex/scan.js';
@@ -31,7 +32,7 @@ export function listCodexTurns(index: CodexIndex): { turn: number; line: number 
 export function planCodexCut(index: CodexIndex, turn: number): CodexCut {
   const turns = listCodexTurns(index);
   if (turn < 1 || turn > turns.length) {
-    throw new UsageError(`--at ${turn}: ${index.file} has ${turns.length} user turn(s)`, { hint: turns.length ? `pass a turn number from 1 to ${turns.length}` : 'this rollout has no user turn to cut at' });
+    throw new UsageError(`--at ${turn}: ${basename(index.file)} has ${turns.length} user turn(s)`, { hint: turns.length ? `pass a turn number from 1 to ${turns.length}` : 'this rollout has no user turn to cut at' });
   }
   const next = turns[turn];
   if (!next) return { beforeLine: Infinity, turn, turns: turns.length };

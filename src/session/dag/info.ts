@@ -44,18 +44,7 @@ export async function computeSnapshotStats(options: SnapshotStatsOptions): Promi
   const dir = await mkdtemp(join(options.scratchDir, `info-${process.pid}-`));
   try {
     const [main] = await materializeSnapshot(options.store, options.manifest, dir, { mainOnly: true, sync: false });
-    const loaded = await loadSession(main!.path);
-    const counter = options.tokens ?? createTokenCounter(loaded.context.model ? { model: loaded.context.model } : {});
-    const counted = countContextTokens(loaded.context, counter);
-    return {
-      tokens: counted.tokens,
-      breakdown: counted.breakdown,
-      tokenizer: counted.method,
-      messages: loaded.context.entries.length,
-      errors: loaded.findings.filter((f) => f.severity === 'error').length,
-      model: loaded.context.model ?? null,
-      computedAtMs: (options.now ?? Date.now)(),
-    };
+    return await computeFileStats(main!.path, options);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -95,8 +84,42 @@ export interface BranchInfo {
   branch: BranchRecord;
   /** Whether the branch's session file is still where it was written. */
   fileExists: boolean;
+  /** Size of the branch's session file now (it grows when the agent resumes it), bytes. */
+  bytes: number | null;
   lineage: NodeRef[];
   children: NodeRef[];
+  /** Tokens and composition of the branch file as it is now (null when it is gone or unreadable). */
+  stats: SnapshotStats | null;
+  statsError?: string;
+}
+
+/** Tokens and composition of a session file as the agent would resume it. */
+export async function computeFileStats(path: string, options: { tokens?: TokenCounter; now?: () => number } = {}): Promise<SnapshotStats> {
+  ensureCodexDriver();
+  const loaded = await loadSession(path);
+  const counter = options.tokens ?? createTokenCounter(loaded.context.model ? { model: loaded.context.model } : {});
+  const counted = countContextTokens(loaded.context, counter);
+  return {
+    tokens: counted.tokens,
+    breakdown: counted.breakdown,
+    tokenizer: counted.method,
+    messages: loaded.context.entries.length,
+    errors: loaded.findings.filter((f) => f.severity === 'error').length,
+    model: loaded.context.model ?? null,
+    computedAtMs: (options.now ?? Date.now)(),
+  };
+}
+
+/** A branch file's stats, or why there are none (a file the drivers cannot read is not fatal). */
+export async function branchStats(branch: BranchRecord, options: { tokens?: TokenCounter; now?: () => number } = {}): Promise<{ bytes: number | null; stats: SnapshotStats | null; statsError?: string }> {
+  const bytes = await stat(branch.path).then((i) => (i.isFile() ? i.size : null), () => null);
+  if (bytes === null) return { bytes, stats: null, statsError: `${branch.path} is no longer there` };
+  try {
+    return { bytes, stats: await computeFileStats(branch.path, options) };
+  } catch (error) {
+    if (!CtxvmError.is(error) || error.code === 'E_IO') throw error;
+    return { bytes, stats: null, statsError: error.message };
+  }
 }
 
 /** Options of `describeNode`. */
@@ -125,7 +148,10 @@ export async function describeNode(options: DescribeOptions): Promise<SnapshotIn
   const id = snapshot?.id ?? branch!.id;
   const lineage = lineageOf(graph, id).map(toRef);
   const children = childrenOf(graph, id).map(toRef);
-  if (branch) return { kind: 'branch', branch, fileExists: await stat(branch.path).then((i) => i.isFile(), () => false), lineage, children };
+  if (branch) {
+    const b = await branchStats(branch, options);
+    return { kind: 'branch', branch, fileExists: b.bytes !== null, bytes: b.bytes, lineage, children, stats: b.stats, ...(b.statsError ? { statsError: b.statsError } : {}) };
+  }
 
   const s = snapshot!;
   const manifest = await loadManifest(store, s.manifestHash);

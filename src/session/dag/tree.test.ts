@@ -45,22 +45,32 @@ describe('DAG drawing', () => {
   it('draws newest first with lanes joining at the fork, like git log --graph', () => {
     expect(renderDag(graph, (n) => n.name)).toEqual([
       '* b1s2',
-      '| * u1',
       '* b1s1',
       '| o b2',
       'o | b1',
       '| * s2',
       '|/',
       '* s1',
+      '',
+      '* u1',
     ]);
   });
 
-  it('joins lanes across an unrelated lane with "_" and shifts lanes left after a root', () => {
+  it('draws each tree on its own, newest tree first: a root never sits on top of another tree', () => {
     const g = buildDag(
       [snapshotRecord('r', 'r', { createdAtMs: 1 }), snapshotRecord('x', 'x', { createdAtMs: 0, sessionId: 'x' }), snapshotRecord('y', 'y', { createdAtMs: 4, sessionId: 'x', parentSnapshotId: 'x' })],
       [branch('a', 'a', 'r', 5), branch('c', 'c', 'r', 3)],
     );
-    expect(renderDag(g, (n) => n.name)).toEqual(['o a', '| * y', '| | o c', '|_|/', '* | r', ' /', '* x']);
+    expect(renderDag(g, (n) => n.name)).toEqual(['o a', '| o c', '|/', '* r', '', '* y', '* x']);
+  });
+
+  it('joins a lane across another lane with "_"', () => {
+    // r -> r2 (next) -> b; r -> a, r -> c
+    const g = buildDag(
+      [snapshotRecord('r', 'r', { createdAtMs: 1 }), snapshotRecord('r2', 'r2', { createdAtMs: 2, parentSnapshotId: 'r' })],
+      [branch('a', 'a', 'r', 6), branch('b', 'b', 'r2', 5), branch('c', 'c', 'r', 4)],
+    );
+    expect(renderDag(g, (n) => n.name)).toEqual(['o a', '| o b', '| | o c', '| * | r2', '|_|/', '|/', '* r']);
   });
 
   it('draws an empty graph as nothing', () => {

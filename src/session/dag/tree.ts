@@ -70,12 +70,12 @@ export function parentsOf(graph: DagGraph): Map<string, string> {
 }
 
 /** Nodes newest first, every node before its parent. */
-function drawOrder(graph: DagGraph, parent: Map<string, string>): DagNode[] {
+function drawOrder<N extends DagNode>(graph: { nodes: N[]; edges: DagEdge[] }, parent: Map<string, string>): N[] {
   const pendingChildren = new Map<string, number>();
   for (const p of parent.values()) pendingChildren.set(p, (pendingChildren.get(p) ?? 0) + 1);
   const newestFirst = [...graph.nodes].sort((a, b) => b.createdAtMs - a.createdAtMs || (a.id < b.id ? 1 : -1));
   const done = new Set<string>();
-  const order: DagNode[] = [];
+  const order: N[] = [];
   while (order.length < newestFirst.length) {
     // The newest node whose children are all drawn (a clock step backwards cannot break the order).
     const next = newestFirst.find((n) => !done.has(n.id) && !pendingChildren.get(n.id));
@@ -88,8 +88,37 @@ function drawOrder(graph: DagGraph, parent: Map<string, string>): DagNode[] {
   return order;
 }
 
-/** Draws the graph like `git log --graph`: `*` snapshots, `o` branches; `label` writes the text after the lanes. */
-export function renderDag(graph: DagGraph, label: (node: DagNode) => string): string[] {
+/**
+ * Draws the graph like `git log --graph`: `*` snapshots, `o` branches; `label` writes the text
+ * after the lanes. Each tree (a root and what descends from it) is drawn on its own, the tree with
+ * the newest node first, separated by an empty line: drawn interleaved, a tree starting in the
+ * column another just left would look like that tree's parent.
+ */
+export function renderDag<N extends DagNode>(graph: { nodes: N[]; edges: DagEdge[] }, label: (node: N) => string): string[] {
+  const parent = parentsOf(graph);
+  const rootOf = (id: string): string => {
+    let cur = id;
+    for (let steps = 0, p = parent.get(cur); p !== undefined && steps <= graph.nodes.length; steps++, p = parent.get(cur)) cur = p;
+    return cur;
+  };
+  const trees = new Map<string, N[]>();
+  for (const n of graph.nodes) {
+    const r = rootOf(n.id);
+    trees.set(r, [...(trees.get(r) ?? []), n]);
+  }
+  const newest = (nodes: N[]) => Math.max(...nodes.map((n) => n.createdAtMs));
+  const ordered = [...trees.values()].sort((a, b) => newest(b) - newest(a));
+  const out: string[] = [];
+  for (const nodes of ordered) {
+    const ids = new Set(nodes.map((n) => n.id));
+    if (out.length > 0) out.push('');
+    out.push(...renderTree({ nodes, edges: graph.edges.filter((e) => ids.has(e.to)) }, label));
+  }
+  return out;
+}
+
+/** Draws one tree of the forest (see renderDag). */
+function renderTree<N extends DagNode>(graph: { nodes: N[]; edges: DagEdge[] }, label: (node: N) => string): string[] {
   const parent = parentsOf(graph);
   const lines: string[] = [];
   let lanes: string[] = []; // lane i waits for node lanes[i]

@@ -65,6 +65,10 @@ describe('discoverSessions', () => {
     expect(third.stats).toMatchObject({ probed: 1, appended: 1 });
     expect(third.sessions.find((s) => s.id === ids[0])).toMatchObject({ messages: 10, title: 'Refactor the parser' });
 
+    // the title Claude Code gives a session itself wins over a summary
+    await appendFile(claude.path, JSON.stringify({ type: 'ai-title', aiTitle: 'Fix the parser crash', sessionId: ids[0] }) + '\n');
+    expect((await discover()).sessions.find((s) => s.id === ids[0])).toMatchObject({ messages: 10, title: 'Fix the parser crash' });
+
     // rewritten in place (not an append): read again from the start
     await writeFile(claude.path, claudeLines(ids[0]!, '/work/p.1', 1) + JSON.stringify({ type: 'custom-title', customTitle: 'renamed' }) + '\n');
     const fourth = await discover();

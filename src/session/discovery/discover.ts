@@ -14,7 +14,7 @@ import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import type { AgentKind } from '../context-model.js';
-import type { IndexedFile, SessionCatalog } from '../dag/catalog.js';
+import type { BranchRecord, IndexedFile, SessionCatalog, SnapshotRecord } from '../dag/catalog.js';
 
 /** One session as `ctxvm sessions` lists it (the DESIGN.md contract plus a few extras). */
 export interface DiscoveredSession {
@@ -31,7 +31,7 @@ export interface DiscoveredSession {
   messages: number;
   /** Last modification of the file, ISO-8601. */
   updatedAt: string;
-  /** Title, when the session has one (Claude Code `summary` / `custom-title` lines). */
+  /** Title, when the session has one (Claude Code `custom-title`, else `ai-title`, else `summary` lines). */
   title?: string;
   /** Claude Code: the `projects/<folder>` name. */
   projectDir?: string;
@@ -42,6 +42,8 @@ export interface DiscoveredSession {
    * resumes it only where that provider is configured (docs/resume-model.md §2.6).
    */
   modelProvider?: string;
+  /** Set when ctxvm made this session: the branch (`ctxvm tree`) and the snapshot it came from. */
+  ctxvmBranch?: { name: string; snapshot: string; trimmed: boolean };
 }
 
 /** Where the agents keep their sessions. */
@@ -181,7 +183,7 @@ export async function indexFile(candidate: Candidate, size: number, mtimeMs: num
       sizeBytes: size,
       mtimeMs,
       messages: v.messages,
-      title: v.customTitle ?? v.summary ?? null,
+      title: v.customTitle ?? v.aiTitle ?? v.summary ?? null,
       scanOffset: probe.offset,
       scanState: JSON.stringify(probe.state),
       indexedAtMs: nowMs,
@@ -280,5 +282,16 @@ export async function discoverSessions(options: DiscoverOptions): Promise<Discov
   stats.removed = gone.length;
   if (changed.length) await catalog.upsertIndexedFiles(changed);
   if (gone.length) await catalog.removeIndexedFiles(gone);
-  return { sessions: sessionsFromIndex([...current.values()]), stats };
+  return { sessions: markBranches(sessionsFromIndex([...current.values()]), await catalog.listBranches(), await catalog.listSnapshots()), stats };
+}
+
+/** Marks the sessions ctxvm created as branches (matched by the file the branch was written to). */
+function markBranches(sessions: DiscoveredSession[], branches: readonly BranchRecord[], snapshots: readonly SnapshotRecord[]): DiscoveredSession[] {
+  if (branches.length === 0) return sessions;
+  const snapshotName = new Map(snapshots.map((s) => [s.id, s.name]));
+  const byPath = new Map(branches.map((b) => [b.path, b]));
+  return sessions.map((s) => {
+    const b = byPath.get(s.path);
+    return b && b.sessionId === s.id ? { ...s, ctxvmBranch: { name: b.name, snapshot: snapshotName.get(b.snapshotId) ?? b.snapshotId, trimmed: b.trimmed } } : s;
+  });
 }

@@ -6,14 +6,19 @@
  * index with a fingerprint of the bytes just before it, and a file that grew with that
  * fingerprint intact is read from there on.
  *
- * Messages: Claude Code — `user` and `assistant` lines outside sidechains and meta lines, with
- * the lines of one split assistant reply (same `message.id`) counted once; Codex —
- * `response_item` messages with role user or assistant.
+ * Messages mean what they mean everywhere in ctxvm: the messages the agent resends when the
+ * session is resumed (`session analyze` counts them exactly). Read quickly here: Claude Code —
+ * after the last compaction boundary, one message per change of speaker among the `user` and
+ * `assistant` lines outside sidechains and meta lines (the API merges consecutive lines of one
+ * role); Codex — the history's items (every `response_item` but ghost snapshots), replaced at a
+ * `compacted` line and cut back by a rollback, as Codex rebuilds it. A conversation that was
+ * rewound in place, or that the agent repairs on resume, can count a few more or fewer here.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { skimJson } from '../../core/json-skim.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { AgentKind } from '../context-model.js';
+import { isUserTurnItem, type CodexItem } from '../codex/types.js';
 
 /** Lines longer than this are skimmed rather than parsed, bytes. */
 const SKIM_ABOVE_BYTES = 8 * 1024;
@@ -24,20 +29,25 @@ const LF = 0x0a;
 
 /** What the probe tracks; serialised into the index so a grown file is read from its old end. */
 export interface ProbeState {
-  v: 1;
+  /** 3 since messages count what the agent resends: older states are read again from the start. */
+  v: 3;
   agent: AgentKind;
   sessionId?: string;
   cwd?: string;
   /** Latest `summary` line text (Claude Code). */
   summary?: string;
-  /** Latest `custom-title` (Claude Code `/rename`); wins over `summary`. */
+  /** Latest `custom-title` (Claude Code `/rename`); wins over the others. */
   customTitle?: string;
+  /** Latest `ai-title` (the title Claude Code gives a session itself); wins over `summary`. */
+  aiTitle?: string;
   /** Codex: `session_meta.payload.model_provider` (Codex resumes only with that provider). */
   modelProvider?: string;
   messages: number;
   lines: number;
-  /** `message.id` of the last assistant line counted (split replies share it). */
-  lastMessageId?: string;
+  /** Claude Code: the role of the last message line counted (a run of one role is one message). */
+  lastRole?: 'user' | 'assistant';
+  /** Codex: the history positions of its user turns (what a compaction keeps, where a rollback cuts). */
+  userTurns?: number[];
   /** sha256 of the bytes just before the resume offset. */
   fingerprint?: string;
 }
@@ -56,14 +66,14 @@ export interface ProbeResult {
 
 /** A fresh state for `agent`. */
 export function initialProbeState(agent: AgentKind): ProbeState {
-  return { v: 1, agent, messages: 0, lines: 0 };
+  return { v: 3, agent, messages: 0, lines: 0 };
 }
 
 /** Parses a stored state; undefined if it is unusable (then the file is read from the start). */
 export function parseProbeState(text: string, agent: AgentKind): ProbeState | undefined {
   try {
     const s = JSON.parse(text) as ProbeState;
-    return s && s.v === 1 && s.agent === agent && typeof s.messages === 'number' ? s : undefined;
+    return s && s.v === 3 && s.agent === agent && typeof s.messages === 'number' ? s : undefined;
   } catch {
     return undefined;
   }
@@ -93,8 +103,27 @@ export function applyLine(state: ProbeState, line: Json): void {
       state.modelProvider ??= text(payload.model_provider);
     } else if (line.type === 'turn_context') {
       state.cwd ??= text(payload.cwd);
-    } else if (line.type === 'response_item' && payload.type === 'message' && (payload.role === 'user' || payload.role === 'assistant')) {
+    } else if (line.type === 'response_item' && payload.type !== 'ghost_snapshot') {
+      if (isCodexUserTurn(payload)) (state.userTurns ??= []).push(state.messages);
       state.messages++;
+    } else if (line.type === 'compacted') {
+      if (Array.isArray(payload.replacement_history)) {
+        const kept = (payload.replacement_history as unknown[]).filter((x): x is Json => Boolean(x) && typeof x === 'object');
+        state.messages = kept.length;
+        state.userTurns = kept.flatMap((x, i) => (isCodexUserTurn(x) ? [i] : []));
+      } else {
+        // the user turns so far, then the summary
+        state.messages = (state.userTurns?.length ?? 0) + 1;
+        state.userTurns = (state.userTurns ?? []).map((_, i) => i);
+      }
+    } else if (line.type === 'event_msg' && payload.type === 'thread_rolled_back') {
+      const n = typeof payload.num_turns === 'number' ? payload.num_turns : 0;
+      const turns = state.userTurns ?? [];
+      if (n > 0 && turns.length > 0) {
+        const cut = turns[Math.max(0, turns.length - n)]!;
+        state.messages = cut;
+        state.userTurns = turns.filter((i) => i < cut);
+      }
     }
     return;
   }
@@ -109,15 +138,26 @@ export function applyLine(state: ProbeState, line: Json): void {
     state.customTitle = text(line.customTitle) ?? text(line.title) ?? state.customTitle;
     return;
   }
-  if (line.isSidechain === true || line.isMeta === true) return;
-  if (type === 'user') {
-    state.messages++;
-    state.lastMessageId = undefined;
-  } else if (type === 'assistant') {
-    const id = text((line.message as Json | undefined)?.id);
-    if (id === undefined || id !== state.lastMessageId) state.messages++;
-    state.lastMessageId = id;
+  if (type === 'ai-title') {
+    state.aiTitle = text(line.aiTitle) ?? text(line.title) ?? state.aiTitle;
+    return;
   }
+  if (type === 'system' && line.subtype === 'compact_boundary') {
+    // the agent resends only what follows the last boundary
+    state.messages = 0;
+    state.lastRole = undefined;
+    return;
+  }
+  if (line.isSidechain === true || line.isMeta === true) return;
+  if (type === 'user' || type === 'assistant') {
+    if (state.lastRole !== type) state.messages++;
+    state.lastRole = type;
+  }
+}
+
+/** A Codex user turn, by Codex's own rule (injected context such as the environment is not one). */
+function isCodexUserTurn(item: Json): boolean {
+  return isUserTurnItem(item as CodexItem);
 }
 
 async function fingerprintAt(handle: FileHandle, offset: number): Promise<string> {
@@ -189,6 +229,8 @@ export async function probeSessionFile(path: string, options: ProbeOptions): Pro
     }
     state.fingerprint = await fingerprintAt(handle, offset);
     view.fingerprint = state.fingerprint;
+    // Claude Code answers a conversation that ends on the user's side with an injected reply
+    if (view.agent === 'claude' && view.lastRole === 'user') view.messages++;
     return { state, offset, view, resumedFrom };
   } finally {
     await handle.close();
