@@ -7,7 +7,8 @@
 //   - floor: one FTS query alone, to show where rebuild time goes.
 // Each stage reports wall-clock percentiles and the process's CPU time per operation (user +
 // system, from process.cpuUsage), which a busy machine disturbs far less.
-// MEMORY_BENCH_N=20000 for a quick run. `--json` prints one JSON document.
+// MEMORY_BENCH_N=20000 for a quick run. MEMORY_BENCH_WORDNET=0 indexes and queries without WordNet
+// concepts (the analyzer's `wordnet: false`), to weigh what they cost. `--json` prints one JSON document.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,11 @@ const log = (...a) => { if (!json) console.log(...a); };
 const { openMemoryStore } = await import(join(root, 'dist/memory/store/sql-memory-store.js'));
 const { createMemoryManager } = await import(join(root, 'dist/memory/manager.js'));
 const { createTokenCounter } = await import(join(root, 'dist/text/tokens.js'));
+const { createSearchAnalyzer, memoizeAnalyzer } = await import(join(root, 'dist/memory/analyzer.js'));
+const { rebuildContext } = await import(join(root, 'dist/memory/rebuild/index.js'));
+const wordnet = process.env.MEMORY_BENCH_WORDNET !== '0';
+// Without WordNet the store and the rebuilder share one analyzer (the default one has it on).
+const analyzer = wordnet ? undefined : memoizeAnalyzer(createSearchAnalyzer({ wordnet: false }));
 
 // Deterministic pseudo-random text in Chinese and English (no corpus needed).
 let seed = 42;
@@ -35,7 +41,7 @@ const sentence = () => (rnd() < 0.5 ? `${pick(ZH_VERB)}${pick(ZH_SUBJ)}${pick(ZH
 
 const dir = await mkdtemp(join(tmpdir(), 'ctxvm-bench-memory-'));
 const dbPath = join(dir, 'memory.db');
-const store = await openMemoryStore({ db: dbPath });
+const store = await openMemoryStore({ db: dbPath, ...(analyzer ? { analyzer } : {}) });
 const userId = 'bench-user';
 const u = store.forUser(userId);
 const t0 = Date.parse('2026-01-01T00:00:00Z');
@@ -57,7 +63,8 @@ if (!json) process.stderr.write('\r');
 log(`built ${N} memories for one user (${nTurns} turns, ${nTasks} tasks, ${nFacts} facts, ${nDecisions} decisions) in ${buildSeconds.toFixed(1)} s`);
 
 const tokens = createTokenCounter();
-const manager = createMemoryManager({ store, defaultTimeZone: 'Asia/Shanghai', tokens });
+const rebuild = analyzer ? (user, query, options) => rebuildContext(user, query, { ...options, analyzer }) : undefined;
+const manager = createMemoryManager({ store, defaultTimeZone: 'Asia/Shanghai', tokens, ...(rebuild ? { rebuild } : {}) });
 const now = t0 + N * 60_000;
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 // CPU time of this process (user + system), ms: steadier than wall time on a loaded machine.
@@ -128,9 +135,9 @@ const rows = [row('ingest (1 message)', ingestMs, ingestCpu, 'p95 <= 2 ms'), row
 // Wall-clock percentiles depend on what else runs on the machine: report its load with them.
 const load = loadavg().map((x) => x.toFixed(2)).join(' ');
 if (json) {
-  console.log(JSON.stringify({ memories: N, buildSeconds, dbBytes, meanContextTokens: tokensSum / rebuildMs.length, loadAverage: load, rows }, null, 2));
+  console.log(JSON.stringify({ memories: N, wordnet, buildSeconds, dbBytes, meanContextTokens: tokensSum / rebuildMs.length, loadAverage: load, rows }, null, 2));
 } else {
   table(rows);
   log(`load average ${load} (1/5/15 min) on ${(await import('node:os')).cpus().length} cores`);
-  log(`mean context tokens ${(tokensSum / rebuildMs.length).toFixed(0)}; database ${(dbBytes / 1024 / 1024).toFixed(1)} MiB`);
+  log(`WordNet concepts ${wordnet ? 'on' : 'off'}; mean context tokens ${(tokensSum / rebuildMs.length).toFixed(0)}; database ${(dbBytes / 1024 / 1024).toFixed(1)} MiB`);
 }

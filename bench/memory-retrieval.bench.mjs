@@ -3,6 +3,7 @@
 //
 //   npx tsc -p tsconfig.build.json && node bench/memory-retrieval.bench.mjs [--json]
 //     [--only locomo|madial] [--budgets 1000,2000,4000] [--conversations N] [--madial-budget 600]
+//     [--half tune|check|both] [--wordnet off]   (off: the analyzers without WordNet concepts)
 //
 // LoCoMo (locomo/locomo-dev.json, 5 long two-person conversations): every turn is ingested into a
 // fresh SQLite store (temp dir) for one user: id = dia_id ("D1:3"), speaker, text plus the shared
@@ -50,6 +51,7 @@ const { values: args } = parseArgs({
     conversations: { type: 'string' },
     'madial-budget': { type: 'string', default: '600' },
     half: { type: 'string', default: 'both' },
+    wordnet: { type: 'string', default: 'on' },
   },
 });
 requireDist();
@@ -60,6 +62,9 @@ const { createSearchAnalyzer } = await dist('memory/analyzer.js');
 const { createTokenCounter } = await dist('text/tokens.js');
 const { createSegmenter } = await dist('text/segment.js');
 
+if (args.wordnet !== 'on' && args.wordnet !== 'off') throw new Error(`--wordnet: on or off, got ${args.wordnet}`);
+// WordNet concepts are on in the default analyzer; `--wordnet off` weighs what they add.
+const analyzerOptions = args.wordnet === 'off' ? { wordnet: false } : {};
 const corpus = join(sharedDir, 'corpus');
 const tokens = createTokenCounter();
 // The "seg" baselines' analyzer: the plain segmenter's tokens (jieba + Intl, NFKC, lower-cased),
@@ -69,7 +74,7 @@ const segmenterAnalyzer = (text) => plainSegmenter.segment(text);
 const log = (msg) => process.stderr.write(`${msg}\n`);
 const tmp = mkdtempSync(join(tmpdir(), 'ctxvm-retrieval-'));
 const DAY_MS = 86_400_000;
-const report = { corpus, startedAt: new Date().toISOString() };
+const report = { corpus, startedAt: new Date().toISOString(), wordnet: args.wordnet };
 
 
 // ---------------------------------------------------------------------------------------------
@@ -133,7 +138,7 @@ async function runLocomo() {
   const data = JSON.parse(readFileSync(join(corpus, 'locomo', 'locomo-dev.json'), 'utf8'));
   const budgets = args.budgets.split(',').map(Number);
   const convs = (args.conversations ? data.slice(0, Number(args.conversations)) : data).map((conv, index) => ({ conv, index, half: locomoHalf(index) }));
-  const analyzer = createSearchAnalyzer();
+  const analyzer = createSearchAnalyzer(analyzerOptions);
   const methods = ['ours', 'bm25±1', 'bm25±1 seg', 'recency'];
   const acc = {}; // acc[half][method][budget][category] = { sum, n }
   const ctxTokens = {}; // ctxTokens[half][method][budget] = { sum, n }
@@ -300,8 +305,8 @@ async function runMadial() {
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l));
   const now = Math.max(...memories.map((m) => Date.parse(`${m.time}T00:00:00Z`))) + DAY_MS;
-  const withConcepts = createSearchAnalyzer({ concepts: MADIAL_CONCEPTS });
-  const plainAnalyzer = createSearchAnalyzer();
+  const withConcepts = createSearchAnalyzer({ ...analyzerOptions, concepts: MADIAL_CONCEPTS });
+  const plainAnalyzer = createSearchAnalyzer(analyzerOptions);
   const stores = {
     concepts: await madialStore('madial-concepts', memories, withConcepts),
     default: await madialStore('madial-default', memories, plainAnalyzer),

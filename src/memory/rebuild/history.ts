@@ -6,9 +6,8 @@
  * Ranking: the retrieval score of each hit (optionally damped for the k-th hit of one session);
  * a neighbour ranks at its hit's priority times `neighbourFactor` per turn of distance. Only the
  * best `fullHits` hits start in full: the rest, and all neighbours, start as their key sentence
- * and are upgraded if tokens are left, so more distinct turns fit before any is dropped. On
- * LoCoMo (5 conversations, 2000 tokens) two neighbours each side instead of one raised evidence
- * recall from 0.86 to 0.88, compressing all but the best 3 hits from 0.81 to 0.84 at 1000.
+ * and are upgraded if tokens are left, so more distinct turns fit before any is dropped. Two
+ * neighbours each side and one full hit are LoCoMo's tune half's choice (docs/benchmarks.md).
  */
 import type { SearchAnalyzer } from '../analyzer.js';
 import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';

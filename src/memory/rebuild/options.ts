@@ -114,7 +114,9 @@ export interface HistoryTuning {
 }
 
 /** Defaults of `HistoryTuning`. */
-export const DEFAULT_HISTORY_TUNING: Readonly<HistoryTuning> = { neighbourFactor: 0.8, sessionDamping: 0, fullHits: 3 };
+// fullHits: chosen on LoCoMo's tune half (docs/benchmarks.md): each hit that starts in full
+// takes the room of a few distinct turns in key-sentence form; one in full did best.
+export const DEFAULT_HISTORY_TUNING: Readonly<HistoryTuning> = { neighbourFactor: 0.8, sessionDamping: 0, fullHits: 1 };
 
 /** Default budget, tokens. */
 export const DEFAULT_BUDGET_TOKENS = 2000;
