@@ -583,6 +583,11 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
 
     stats: () => stats.snapshot(),
 
+    health() {
+      const b = breaker.stats();
+      return { state: b.state === 'closed' ? 'up' : 'down', breaker: b.state, sinceMs: b.sinceMs, trips: b.trips, shortCircuited: b.shortCircuited, epochChanges: epochs.changes() };
+    },
+
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
