@@ -142,9 +142,9 @@ export async function waitForPong(port: number, timeoutMs = 15_000): Promise<voi
 }
 
 /** Waits until `check()` is true (polling), or throws `what` after `timeoutMs`. */
-export async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }

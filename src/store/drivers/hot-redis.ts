@@ -216,6 +216,9 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
   client.on('ready', () => {
     breaker.close();
     reportSuccess();
+    // Learnt now rather than by the next call, so a restart or failover is noticed (and layered
+    // caches told) even by a process that is idle.
+    epochs.current().catch(() => {});
   });
 
   const breaker = createCircuitBreaker({
