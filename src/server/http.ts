@@ -75,6 +75,7 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
     options.metrics ??
     createServerMetrics({
       ...(services.hot ? { hotStats: () => services.hot!.stats() } : {}),
+      ...(services.hot?.health ? { hotHealth: () => services.hot!.health!() } : {}),
       memoryReadStats: () => services.manager.readStats(),
       ...(refresh ? { refreshStats: () => refresh.stats() } : {}),
     });
@@ -95,6 +96,7 @@ export function createHttpApp(services: ServerServices, options: HttpAppOptions 
       metrics,
       publicMetrics: options.publicMetrics === true,
       openapi: () => (openapi ??= buildOpenApiDocument(routes, { version, maxBodyBytes })),
+      ...(services.hot ? { hotHealth: () => ({ driver: services.hot!.name, health: services.hot!.health?.() }) } : {}),
     }),
   );
 

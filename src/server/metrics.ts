@@ -7,7 +7,7 @@ import type { RefreshAheadStats } from '../memory/cache/refresh-ahead.js';
 import type { ReadCacheStats } from '../memory/cache/read-cache.js';
 import type { RebuiltContext } from '../memory/context.js';
 import type { ProcessResult } from '../memory/manager.js';
-import type { HotCacheStats } from '../store/hot-cache.js';
+import type { HotCacheHealth, HotCacheStats } from '../store/hot-cache.js';
 import { createRegistry, type Registry } from './prometheus.js';
 
 /** Upper bounds of latency buckets, seconds (0.5 ms … 10 s). */
@@ -42,8 +42,11 @@ export interface MetricsSnapshot {
   stages: Record<string, StageSnapshot>;
   /** Sums over processed messages: rebuilt context vs full raw history; `savingsRatio` = 1 - context/fullHistory (0 before any). */
   tokens: { context: number; fullHistory: number; savingsRatio: number };
-  /** Hot-cache reads since the server started; null without a hot cache. */
-  hotCache: { hits: number; misses: number; hitRatio: number } | null;
+  /**
+   * Hot-cache reads since the server started, failed operations, and whether the tier is in use
+   * (`state`, the circuit `breaker`, how often it opened); null without a hot cache.
+   */
+  hotCache: ({ hits: number; misses: number; hitRatio: number; errors: number } & Partial<Pick<HotCacheHealth, 'state' | 'breaker' | 'trips' | 'shortCircuited' | 'epochChanges'>>) | null;
   /**
    * Memory reads (task lists, facts, turns, searches…) answered by the hot tier with a value still
    * current (hits) or by the warm store (misses; a stale value found in the hot tier is one), and
@@ -90,6 +93,8 @@ export function histogramQuantile(q: number, bounds: readonly number[], counts: 
 export interface ServerMetricsOptions {
   /** Hot-cache counters read at scrape time (default: none). */
   hotStats?: () => HotCacheStats;
+  /** Hot-tier health read at scrape time (default: none). */
+  hotHealth?: () => HotCacheHealth;
   /** Counters of the memory read cache, read at scrape time (default: none; undefined = no read cache). */
   memoryReadStats?: () => ReadCacheStats | undefined;
   /** Refresh-ahead counters read at scrape time (default: none). */
@@ -130,6 +135,19 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       const s = stats();
       return [{ value: hitRatio(s) }];
     });
+    registry.collected('ctxvm_hot_cache_errors_total', 'Hot-cache operations that failed (unreachable, timed out, refused by the open breaker, unreadable value); each is a miss or a dropped write.', 'counter', () => [{ value: stats().errors }]);
+  }
+
+  if (options.hotHealth) {
+    const health = options.hotHealth;
+    registry.collected('ctxvm_hot_cache_up', 'Whether the hot tier is in use (1) or skipped because it is unreachable or stalled (0): reads then come from the warm store.', 'gauge', () => [{ value: health().state === 'up' ? 1 : 0 }]);
+    registry.collected('ctxvm_hot_cache_breaker_state', "The hot tier's circuit breaker: 1 for its current state (closed, open, half_open), 0 for the others.", 'gauge', () => {
+      const { breaker } = health();
+      return (['closed', 'open', 'half-open'] as const).map((state) => ({ labels: { state: state.replace('-', '_') }, value: breaker === state ? 1 : 0 }));
+    });
+    registry.collected('ctxvm_hot_cache_breaker_trips_total', "Times the hot tier's circuit breaker opened (a command timed out or the connection was lost).", 'counter', () => [{ value: health().trips }]);
+    registry.collected('ctxvm_hot_cache_short_circuited_total', 'Hot-tier calls refused at once while the breaker was open (answered as misses).', 'counter', () => [{ value: health().shortCircuited }]);
+    registry.collected('ctxvm_hot_cache_epoch_changes_total', 'Times Redis came back as another server state (restarted from disk, failed over): the cache started empty.', 'counter', () => [{ value: health().epochChanges }]);
   }
 
   if (options.memoryReadStats) {
@@ -186,7 +204,14 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       let hotCache: MetricsSnapshot['hotCache'] = null;
       if (options.hotStats) {
         const h = options.hotStats();
-        hotCache = { hits: h.hits, misses: h.misses, hitRatio: hitRatio(h) };
+        const health = options.hotHealth?.();
+        hotCache = {
+          hits: h.hits,
+          misses: h.misses,
+          hitRatio: hitRatio(h),
+          errors: h.errors,
+          ...(health ? { state: health.state, breaker: health.breaker, trips: health.trips, shortCircuited: health.shortCircuited, epochChanges: health.epochChanges } : {}),
+        };
       }
       const reads = options.memoryReadStats?.();
       const memoryReads: MetricsSnapshot['memoryReads'] = reads ? { ...reads, hitRatio: hitRatio(reads) } : null;

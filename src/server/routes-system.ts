@@ -1,5 +1,6 @@
 /** System routes: health, who a key is, metrics (Prometheus text and JSON), the OpenAPI document. */
 import { z } from 'zod';
+import type { HotCacheHealth } from '../store/hot-cache.js';
 import type { ServerMetrics } from './metrics.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
 import { defineRoute, type RouteDef } from './route.js';
@@ -17,6 +18,16 @@ export interface SystemRouteDeps {
   publicMetrics: boolean;
   /** The OpenAPI document (built once, on first request). */
   openapi(): unknown;
+  /** The hot tier's driver and health, when the server has one. */
+  hotHealth?: (() => { driver: string; health: HotCacheHealth | undefined }) | undefined;
+}
+
+/** The hot tier as /healthz shows it: no addresses or error text (the route is public). */
+function hotCacheView(deps: SystemRouteDeps) {
+  const hot = deps.hotHealth?.();
+  if (!hot) return undefined;
+  const h = hot.health ?? { state: 'up' as const, breaker: 'closed' as const, sinceMs: Date.now() - deps.uptimeMs() };
+  return { driver: hot.driver, state: h.state, breaker: h.breaker, since: new Date(h.sinceMs).toISOString() };
 }
 
 /** The system routes. */
@@ -26,12 +37,22 @@ export function systemRoutes(deps: SystemRouteDeps): RouteDef[] {
       method: 'get',
       path: '/healthz',
       operationId: 'health',
-      summary: 'Liveness: the server answers.',
+      summary: 'Liveness: the server answers; `status` is degraded while the hot tier is skipped (unreachable or stalled).',
       tag: 'system',
       access: 'public',
       response: { description: 'ok', schema: HealthResponse },
       async handler() {
-        return { json: { ok: true, version: deps.version, uptimeMs: Math.round(deps.uptimeMs()), ...(deps.worker !== undefined ? { worker: deps.worker } : {}) } };
+        const hotCache = hotCacheView(deps);
+        return {
+          json: {
+            ok: true,
+            version: deps.version,
+            uptimeMs: Math.round(deps.uptimeMs()),
+            ...(deps.worker !== undefined ? { worker: deps.worker } : {}),
+            status: hotCache?.state === 'down' ? 'degraded' : 'ok',
+            ...(hotCache ? { hotCache } : {}),
+          },
+        };
       },
     }),
     defineRoute({

@@ -268,7 +268,20 @@ export const PageInQuery = z.object({
   session: z.string().min(1).max(4096).optional().describe('the session id, id prefix or file the stub is in (default: searched for in the agents\' folders)'),
 });
 
-export const HealthResponse = z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number(), worker: z.number().int().optional().describe('which worker of `ctxvm serve --workers N` answered (1-based); absent with one process') });
+const HotCacheState = z.enum(['up', 'down']).describe('up: in use; down: unreachable or stalled, skipped (reads come from the warm store) until it answers again');
+const HotCacheBreaker = z.enum(['closed', 'open', 'half-open']).describe('circuit breaker: closed (calls go out), open (refused at once), half-open (a probe is out)');
+
+export const HealthResponse = z.object({
+  ok: z.literal(true),
+  version: z.string(),
+  uptimeMs: z.number(),
+  worker: z.number().int().optional().describe('which worker of `ctxvm serve --workers N` answered (1-based); absent with one process'),
+  status: z.enum(['ok', 'degraded']).describe('degraded: a tier is skipped (the API still answers, from the warm store)'),
+  hotCache: z
+    .object({ driver: z.string(), state: HotCacheState, breaker: HotCacheBreaker, since: z.string().describe('when the breaker last changed state, ISO-8601 UTC') })
+    .optional()
+    .describe('the hot tier; absent when the server has none'),
+});
 
 // ---- console (docs/console.md) ---------------------------------------------------------------
 
@@ -409,7 +422,19 @@ const StageView = z.object({ count: z.number(), sumMs: z.number(), p50Ms: z.numb
 export const MetricsResponse = z.object({
   stages: z.record(z.string(), StageView).describe('extract, update, rebuild, respond, total; percentiles estimated from the histogram buckets (null before the first observation)'),
   tokens: z.object({ context: z.number(), fullHistory: z.number(), savingsRatio: z.number() }),
-  hotCache: z.object({ hits: z.number(), misses: z.number(), hitRatio: z.number() }).nullable(),
+  hotCache: z
+    .object({
+      hits: z.number(),
+      misses: z.number(),
+      hitRatio: z.number(),
+      errors: z.number().describe('operations that failed: each a miss or a dropped write'),
+      state: HotCacheState.optional(),
+      breaker: HotCacheBreaker.optional(),
+      trips: z.number().optional().describe('times the circuit breaker opened'),
+      shortCircuited: z.number().optional().describe('calls refused at once while it was open'),
+      epochChanges: z.number().optional().describe('times Redis came back restarted from disk or failed over (the cache started empty)'),
+    })
+    .nullable(),
   memoryReads: z
     .object({ hits: z.number(), misses: z.number(), bypassed: z.number(), hitRatio: z.number() })
     .nullable()

@@ -37,6 +37,25 @@ export interface HotCacheStats {
   errors: number;
 }
 
+/**
+ * How the hot tier is doing, for `/healthz` and `/metrics`. A tier that is `down` costs requests
+ * nothing more than a miss: reads come from the warm store, writes are dropped and repaired.
+ */
+export interface HotCacheHealth {
+  /** `up`: in use; `down`: unreachable or stalled, skipped until it answers again. */
+  state: 'up' | 'down';
+  /** The circuit breaker: `closed` (calls go out), `open` (refused at once), `half-open` (a probe is out). */
+  breaker: 'closed' | 'open' | 'half-open';
+  /** When the breaker last changed state (Unix ms). */
+  sinceMs: number;
+  /** Times the breaker opened. */
+  trips: number;
+  /** Calls refused at once while it was open. */
+  shortCircuited: number;
+  /** Times the server came back as another state (restarted from disk, failed over): the cache started empty. */
+  epochChanges: number;
+}
+
 /** What an invalidation covers: one user, or everyone (messages may have been missed). */
 export type HotCacheInvalidation = { scope: 'user'; userId: string } | { scope: 'all' };
 
@@ -84,6 +103,8 @@ export interface HotCache {
   onInvalidate?(listener: HotCacheInvalidationListener): () => void;
   /** A snapshot of the counters. */
   stats(): HotCacheStats;
+  /** Whether the backend is in use or skipped, and why (drivers of this package always have it). */
+  health?(): HotCacheHealth;
   /** Releases connections and memory; later calls reject with `E_UNAVAILABLE`. Idempotent. */
   close(): Promise<void>;
 }

@@ -14,7 +14,10 @@
  *   warm store (creating the token first when there is none), so a value loaded before a
  *   concurrent write is labelled with the old token and is never served after the writer has
  *   replaced it: no "stale set after invalidate" race, in one process or many. Appending turns
- *   changes only `gen:all`, so the record lists survive a chat turn.
+ *   changes only `gen:all`, so the record lists survive a chat turn. A Redis that comes back with
+ *   older data (restarted from an older snapshot, failed over to a lagging replica) brings old
+ *   tokens back with the old values, but the Redis driver reads nothing written to another server
+ *   state (../../store/drivers/redis-epoch.ts), so tokens and values start over together.
  * - `warm-version` (default for a private cache, i.e. the in-process LRU): the generations are the
  *   warm store's versions, read with every batch (one primary-key lookup): the memory version for
  *   `all`, and for `records` a version that only record writes bump. Exact even when other

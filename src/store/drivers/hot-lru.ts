@@ -70,6 +70,7 @@ export function createLruHotCache(options: LruHotCacheOptions = {}): HotCache {
   const stats = createStatsCounter();
   let totalBytes = 0;
   let closed = false;
+  const createdAtMs = Date.now();
 
   const keyOf = (ns: CacheNamespace, key: string) => hotCacheKey(PREFIX, ns, versions.get(ns.userId) ?? 0, key);
 
@@ -169,6 +170,8 @@ export function createLruHotCache(options: LruHotCacheOptions = {}): HotCache {
     },
 
     stats: () => stats.snapshot(),
+    // In-process: nothing to lose touch with.
+    health: () => ({ state: 'up', breaker: 'closed', sinceMs: createdAtMs, trips: 0, shortCircuited: 0, epochChanges: 0 }),
 
     async close(): Promise<void> {
       closed = true;

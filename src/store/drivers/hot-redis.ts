@@ -16,8 +16,17 @@
  * `allkeys-*` eviction policy Redis could evict one and resurrect that user's older entries
  * until their TTL ends; prefer `volatile-lru` (every entry has a TTL) or `noeviction`.
  *
+ * Fencing (./redis-epoch.ts). Redis may come back with older data than it acknowledged (restarted
+ * from an older RDB or AOF, failed over to a lagging replica), old version counters included.
+ * Every value is stored as `<epoch>|<json>`, the epoch naming the server state it was written
+ * to (its run id and replication id); a value labelled with another epoch reads as a miss. After
+ * a restart from disk or a failover the cache thus starts empty, whatever the disk held.
+ *
  * Faults (DESIGN.md: a hot-tier failure is logged and never fatal). Commands never queue while
  * offline and time out after `commandTimeoutMs`; a failed read is a miss, a failed write resolves.
+ * A Redis that stops answering (paused, overloaded) opens a circuit breaker
+ * (./circuit-breaker.ts): calls are refused at once — misses, dropped writes — until a probe every
+ * `probeEveryMs` gets an answer, so a stall adds at most one `commandTimeoutMs` to a request.
  * The outage is reported once through `logger.error`, recovery through `logger.info`, and the
  * next outage is reported again. A failed write or invalidation may leave an older value that
  * other processes keep reading, so it is repaired when Redis answers again — always by removal
@@ -44,6 +53,8 @@ import {
   userVersionKey,
 } from '../hot-cache.js';
 import { CtxvmError, UsageError } from '../../errors.js';
+import { createCircuitBreaker } from './circuit-breaker.js';
+import { createEpochTracker, type Epoch } from './redis-epoch.js';
 
 /** Options of `createRedisHotCache`. */
 export interface RedisHotCacheOptions {
@@ -55,8 +66,15 @@ export interface RedisHotCacheOptions {
   logger?: HotCacheLogger;
   /** Abandon a connection attempt after this many ms, then retry with backoff (default 2000). */
   connectTimeoutMs?: number;
-  /** A command with no reply after this many ms fails; the cache answers as a miss (default 1000). */
+  /**
+   * A command with no reply after this many ms fails, the cache answers as a miss, and the circuit
+   * breaker opens: the most a stalled Redis adds to a request (default 150).
+   */
   commandTimeoutMs?: number;
+  /** While the breaker is open, how often a PING checks whether Redis answers again, in ms (default 250). */
+  probeEveryMs?: number;
+  /** How often the server's identity (the epoch) is re-checked on a live connection, in ms (default 1000). */
+  epochRecheckMs?: number;
   /** Longest pause between reconnection attempts, in ms (default 5000). */
   maxReconnectDelayMs?: number;
   /** How long a user's version number is trusted without re-reading it, in ms: the staleness bound of invalidation (default 1000; 0 = read it every call). */
@@ -66,7 +84,7 @@ export interface RedisHotCacheOptions {
 type RedisModule = typeof import('redis');
 type RedisClient = ReturnType<RedisModule['createClient']>;
 
-const DEFAULTS = { keyPrefix: 'ctxvm', connectTimeoutMs: 2000, commandTimeoutMs: 1000, maxReconnectDelayMs: 5000, versionCacheMs: 1000 };
+const DEFAULTS = { keyPrefix: 'ctxvm', connectTimeoutMs: 2000, commandTimeoutMs: 150, maxReconnectDelayMs: 5000, versionCacheMs: 1000, probeEveryMs: 250, epochRecheckMs: 1000 };
 // Bounds on per-process bookkeeping, so a long outage or a huge user base cannot grow memory
 // without limit. Past MAX_REPAIR_KEYS_PER_USER the repair widens to the whole user (cheaper).
 const MAX_REMEMBERED_VERSIONS = 10_000;
@@ -89,7 +107,7 @@ function checkOptions(options: RedisHotCacheOptions) {
   if (merged.keyPrefix === '' || /[\s{}]/.test(merged.keyPrefix)) {
     throw new UsageError('createRedisHotCache: keyPrefix must be non-empty, without spaces or braces');
   }
-  for (const name of ['connectTimeoutMs', 'commandTimeoutMs', 'maxReconnectDelayMs', 'versionCacheMs'] as const) {
+  for (const name of ['connectTimeoutMs', 'commandTimeoutMs', 'maxReconnectDelayMs', 'versionCacheMs', 'probeEveryMs', 'epochRecheckMs'] as const) {
     const value = merged[name];
     if (!Number.isFinite(value) || value < (name === 'versionCacheMs' ? 0 : 1)) {
       throw new UsageError(`createRedisHotCache: ${name} must be a ${name === 'versionCacheMs' ? 'non-negative' : 'positive'} number of ms, got ${value}`);
@@ -128,13 +146,19 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
       const dueMs = performance.now() + ms;
       timer = setTimeout(() => {
         if (again && performance.now() - dueMs > ms / 2) return arm(false);
-        setImmediate(() => reject(new CtxvmError('E_UNAVAILABLE', `redis did not answer within ${ms} ms`)));
+        setImmediate(() => reject(new CtxvmError('E_UNAVAILABLE', `redis did not answer within ${ms} ms`, { details: { timedOutMs: ms } })));
       }, ms);
     };
     arm(true);
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
+
+/** True for the rejection of `withDeadline`: Redis stalled (rather than answered with an error). */
+const isDeadline = (error: unknown) => CtxvmError.is(error) && typeof error.details?.timedOutMs === 'number';
+
+/** `<epoch>|<json>`: a value labelled with the server state it was written to. */
+const labelled = (epoch: Epoch, json: string) => `${epoch.token}|${json}`;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message || error.name : String(error));
 
@@ -184,38 +208,72 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
     versions.clear();
     void runRepairs();
   }
-  client.on('error', (error: unknown) => reportFailure(error, 'connection'));
-  client.on('ready', reportSuccess);
+  // Registered before the epoch tracker's, so a lost connection opens the breaker first.
+  client.on('error', (error: unknown) => {
+    reportFailure(error, 'connection');
+    breaker.open(error);
+  });
+  client.on('ready', () => {
+    breaker.close();
+    reportSuccess();
+    // Learnt now rather than by the next call, so a restart or failover is noticed (and layered
+    // caches told) even by a process that is idle.
+    epochs.current().catch(() => {});
+  });
+
+  const breaker = createCircuitBreaker({
+    what: `redis at ${config.where}`,
+    probeEveryMs: config.probeEveryMs,
+    probe: () => withDeadline(client.ping(), config.commandTimeoutMs),
+    // An error reply (READONLY, an ACL) comes from a Redis that answers: no reason to stop asking.
+    trips: (error) => isDeadline(error) || !client.isReady,
+    onOpen: (error) => reportFailure(error, 'stalled'),
+    onClose: () => reportSuccess(),
+  });
+
+  const epochs = createEpochTracker(client, { recheckMs: config.epochRecheckMs });
+  epochs.onChange(() => {
+    // Another server state: what was remembered of the old one, and heard through it, is void.
+    versions.clear();
+    versionReads.clear();
+    logger.warn?.(`ctxvm hot cache: redis at ${config.where} restarted from disk or failed over; entries from before are ignored`);
+    notify({ scope: 'all' });
+  });
 
   // --- user versions: remembered briefly, raised by pub/sub messages ---------------------
-  const versions = new Map<string, { version: number; expiresAtMs: number }>();
+  // Tagged with the epoch they were read under: a counter restored from disk may be LOWER than
+  // one remembered from before, so versions only grow within one epoch.
+  const versions = new Map<string, { version: number; epoch: string; expiresAtMs: number }>();
   const versionReads = new Map<string, Promise<number>>();
+  const readKey = (userId: string, epoch: string) => `${epoch} ${userId}`;
 
-  function rememberVersion(userId: string, version: number): void {
+  function rememberVersion(userId: string, version: number, epoch: string): void {
     if (versionCacheMs === 0) return;
     const now = Date.now();
-    const known = versions.get(userId);
+    const remembered = versions.get(userId);
+    const known = remembered?.epoch === epoch ? remembered : undefined;
     if (!known && versions.size >= MAX_REMEMBERED_VERSIONS) {
       for (const [id, entry] of versions) if (entry.expiresAtMs <= now) versions.delete(id);
       if (versions.size >= MAX_REMEMBERED_VERSIONS) versions.clear();
     }
     // Versions only grow: a GET sent before an INCR may be answered after its pub/sub message.
     const newest = known && known.expiresAtMs > now ? Math.max(known.version, version) : version;
-    versions.set(userId, { version: newest, expiresAtMs: now + versionCacheMs });
+    versions.set(userId, { version: newest, epoch, expiresAtMs: now + versionCacheMs });
   }
 
   /** Records a version learnt from INCR or pub/sub, newer than any read still in flight. */
-  function learnVersion(userId: string, version: number): void {
+  function learnVersion(userId: string, version: number, epoch: string): void {
     // A GET in flight may have been answered before this version existed: later calls must
     // not join it (that matters most with versionCacheMs = 0, where nothing is remembered).
-    versionReads.delete(userId);
-    rememberVersion(userId, version);
+    versionReads.delete(readKey(userId, epoch));
+    rememberVersion(userId, version, epoch);
   }
 
-  function versionOf(userId: string): Promise<number> {
+  function versionOf(userId: string, epoch: Epoch): Promise<number> {
     const known = versions.get(userId);
-    if (known && known.expiresAtMs > Date.now()) return Promise.resolve(known.version);
-    let read = versionReads.get(userId);
+    if (known && known.epoch === epoch.token && known.expiresAtMs > Date.now()) return Promise.resolve(known.version);
+    const readId = readKey(userId, epoch.token);
+    let read = versionReads.get(readId);
     if (!read) {
       // Concurrent calls for one user share one GET.
       read = client
@@ -223,20 +281,28 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
         .then((raw) => {
           const version = raw === null ? 0 : Number(raw);
           if (!Number.isSafeInteger(version) || version < 0) throw new Error(`corrupt version counter for user ${JSON.stringify(userId)}`);
-          rememberVersion(userId, version);
+          rememberVersion(userId, version, epoch.token);
           return version;
         })
         .finally(() => {
-          if (versionReads.get(userId) === read) versionReads.delete(userId);
+          if (versionReads.get(readId) === read) versionReads.delete(readId);
         });
-      versionReads.set(userId, read);
+      versionReads.set(readId, read);
     }
     return read;
   }
 
-  const keyOf = async (ns: CacheNamespace, key: string) => hotCacheKey(prefix, ns, await versionOf(ns.userId), key);
-  // Every operation, version lookup included, gets one deadline.
-  const answered = <T>(work: () => Promise<T>) => withDeadline(work(), config.commandTimeoutMs);
+  const keyOf = async (ns: CacheNamespace, key: string, epoch: Epoch) => hotCacheKey(prefix, ns, await versionOf(ns.userId, epoch), key);
+
+  /** `work` under the current epoch; its outcome counts only if the epoch still holds once it is answered. */
+  async function fenced<T>(work: (epoch: Epoch) => Promise<T>): Promise<T> {
+    const epoch = await epochs.current();
+    const result = await work(epoch);
+    if (!epochs.holds(epoch)) throw new CtxvmError('E_UNAVAILABLE', 'redis reconnected or changed identity while answering; the reply is not trusted');
+    return result;
+  }
+  // Every operation, epoch and version lookups included, gets one deadline, behind the breaker.
+  const answered = <T>(work: (epoch: Epoch) => Promise<T>) => breaker.run(() => withDeadline(fenced(work), config.commandTimeoutMs));
 
   // --- invalidation messages ---------------------------------------------------------------
   function notify(event: HotCacheInvalidation): void {
@@ -250,15 +316,15 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
   }
 
   function onMessage(message: string): void {
-    let parsed: { userId?: unknown; version?: unknown; origin?: unknown };
+    let parsed: { userId?: unknown; version?: unknown; origin?: unknown; epoch?: unknown };
     try {
       parsed = JSON.parse(message) as typeof parsed;
     } catch {
       return; // not ours
     }
-    const { userId, version } = parsed;
+    const { userId, version, epoch } = parsed;
     if (typeof userId !== 'string' || typeof version !== 'number') return;
-    learnVersion(userId, version);
+    if (typeof epoch === 'string') learnVersion(userId, version, epoch);
     // Our own invalidations notified local listeners already, without waiting for Redis.
     if (parsed.origin !== origin) notify({ scope: 'user', userId });
   }
@@ -316,10 +382,10 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
   });
 
   function bumpVersion(userId: string): Promise<void> {
-    return answered(async () => {
+    return answered(async (epoch) => {
       const version = await client.incr(userVersionKey(prefix, userId));
-      learnVersion(userId, version);
-      await client.publish(channel, JSON.stringify({ userId, version, origin }));
+      learnVersion(userId, version, epoch.token);
+      await client.publish(channel, JSON.stringify({ userId, version, origin, epoch: epoch.token }));
     });
   }
 
@@ -373,8 +439,8 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
   }
 
   function removeEntry(ns: CacheNamespace, key: string): Promise<void> {
-    return answered(async () => {
-      await client.del(await keyOf(ns, key));
+    return answered(async (epoch) => {
+      await client.del(await keyOf(ns, key, epoch));
     });
   }
 
@@ -393,12 +459,13 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
     if (repairs.size > 0) void runRepairs();
   }
 
-  function decodeHit<T>(raw: string | null): T | undefined {
-    if (raw === null) {
+  function decodeHit<T>(raw: string | null, epoch: Epoch): T | undefined {
+    // Unlabelled, or written to another server state (before a restart from disk, a failover).
+    if (raw === null || !raw.startsWith(`${epoch.token}|`)) {
       stats.misses++;
       return undefined;
     }
-    const decoded = decodeValue<T>(raw);
+    const decoded = decodeValue<T>(raw.slice(epoch.token.length + 1));
     if (!decoded.ok) {
       stats.errors++;
       stats.misses++;
@@ -410,12 +477,12 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
 
   async function writeAll(ns: CacheNamespace, encoded: ReadonlyArray<readonly [string, string]>, ttlMs: number, during: string): Promise<void> {
     try {
-      await answered(async () => {
-        const version = await versionOf(ns.userId);
+      await answered(async (epoch) => {
+        const version = await versionOf(ns.userId, epoch);
         // Issued in one tick: node-redis writes them as one pipeline, and unlike
         // multi().execAsPipeline() each command keeps the offline check.
         const expiration = { type: 'PX', value: ttlMs } as const;
-        await Promise.all(encoded.map(([key, json]) => client.set(hotCacheKey(prefix, ns, version, key), json, { expiration })));
+        await Promise.all(encoded.map(([key, json]) => client.set(hotCacheKey(prefix, ns, version, key), labelled(epoch, json), { expiration })));
       });
       stats.sets += encoded.length;
       succeeded();
@@ -434,9 +501,9 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
       assertNamespace(ns);
       assertKey(key);
       try {
-        const raw = await answered(async () => client.get(await keyOf(ns, key)));
+        const [raw, epoch] = await answered(async (epoch) => [await client.get(await keyOf(ns, key, epoch)), epoch] as const);
         succeeded();
-        return decodeHit<T>(raw);
+        return decodeHit<T>(raw, epoch);
       } catch (error) {
         failed(error, 'get');
         stats.misses++;
@@ -450,12 +517,12 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
       keys.forEach(assertKey);
       if (keys.length === 0) return [];
       try {
-        const raws = await answered(async () => {
-          const version = await versionOf(ns.userId);
-          return client.mGet(keys.map((key) => hotCacheKey(prefix, ns, version, key)));
+        const [raws, epoch] = await answered(async (epoch) => {
+          const version = await versionOf(ns.userId, epoch);
+          return [await client.mGet(keys.map((key) => hotCacheKey(prefix, ns, version, key))), epoch] as const;
         });
         succeeded();
-        return raws.map((raw) => decodeHit<T>(raw));
+        return raws.map((raw) => decodeHit<T>(raw, epoch));
       } catch (error) {
         failed(error, 'getMany');
         stats.misses += keys.length;
@@ -519,9 +586,15 @@ export async function createRedisHotCache(options: RedisHotCacheOptions): Promis
 
     stats: () => stats.snapshot(),
 
+    health() {
+      const b = breaker.stats();
+      return { state: b.state === 'closed' ? 'up' : 'down', breaker: b.state, sinceMs: b.sinceMs, trips: b.trips, shortCircuited: b.shortCircuited, epochChanges: epochs.changes() };
+    },
+
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      breaker.stop();
       listeners.clear();
       await Promise.all([shutDown(client, config.commandTimeoutMs), shutDown(subscriber, config.commandTimeoutMs)]);
     },
