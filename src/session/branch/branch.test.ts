@@ -70,7 +70,7 @@ describe.skipIf(!!skip)('branchSession on every corpus session (Claude Code)', (
     const untouched = !(await readFile(trimmed.path, 'utf8')).includes('"ctxvm":{');
     await restoreSession({ input: trimmed.path, output: back, store: env.store, allowUntrimmed: untouched });
     expect(await readFile(back)).toEqual(await readFile(plain.path));
-  });
+  }, 180_000); // the largest corpus sessions, counted exactly twice
 });
 
 describe.skipIf(!!skip)('side files (aforge: <session>/subagents, tool-results)', () => {
