@@ -12,7 +12,7 @@ export async function createServeWiring(db, dir) {
   // loaded here, not at import: the benchmarks check for dist/ first (requireDist)
   const { createSqlMemoryStore } = await dist('memory/store/sql-memory-store.js');
   const { createMemoryManager } = await dist('memory/manager.js');
-  const { createHotCache } = await dist('store/hot-cache.js');
+  const { createHotCache } = await dist('store/open-hot-cache.js');
   const { createFsObjectStore } = await dist('store/drivers/objects-fs.js');
   const { createTurnArchive } = await dist('memory/store/turn-archive.js');
   const { createArchiveQueue } = await dist('memory/store/archive-queue.js');

@@ -16,7 +16,8 @@ export { resolvePolicy, DEFAULT_TRIM_POLICY, type TrimPolicy, type ToolRule } fr
 export { createFsObjectStore, type FsObjectStoreOptions } from './store/drivers/objects-fs.js';
 export type { ObjectStore, ObjectInfo, ObjectStat } from './store/object-store.js';
 export { createTokenCounter, type TokenCounter } from './text/tokens.js';
-export { createHotCache, type HotCache, type CacheNamespace } from './store/hot-cache.js';
+export { type HotCache, type CacheNamespace } from './store/hot-cache.js';
+export { createHotCache } from './store/open-hot-cache.js';
 export * from './core/clock.js';
 export * from './core/time-zone.js';
 export { createSegmenter, segmentToString, type Segmenter } from './text/segment.js';

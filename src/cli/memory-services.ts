@@ -44,7 +44,7 @@ export async function openMemoryServices(ctx: CommandContext, options: MemorySer
   const [{ openMemoryStore }, { createMemoryManager, readCacheSaves }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }] = await Promise.all([
     import('../memory/store/sql-memory-store.js'),
     import('../memory/manager.js'),
-    import('../store/hot-cache.js'),
+    import('../store/open-hot-cache.js'),
     import('../store/drivers/objects-fs.js'),
     import('../memory/store/turn-archive.js'),
   ]);

@@ -7,24 +7,8 @@ import { CtxvmError } from '../errors.js';
 import { createCommandContext, type CliIo, type CommandContext } from './io.js';
 import { PACKAGE_VERSION } from './version.js';
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
-
-/** Thrown by a command that finished and wants a specific exit code (e.g. 1 for "invalid"). */
-export class ExitCode extends Error {
-  constructor(readonly code: number) {
-    super(`exit ${code}`);
-  }
-}
-
-/** Adds the `--json` flag every command carries. */
-export function withJson(cmd: Command): Command {
-  return cmd.option('--json', 'print one JSON document on stdout (progress and notes go to stderr)');
-}
-
-/** Registers one top-level command (its options, help text and action) on the program. */
-export type RegisterCommand = (program: Command, ctx: CommandContext) => void;
+export { EXIT_FAILED, EXIT_OK, EXIT_USAGE, ExitCode, withJson, type RegisterCommand } from './command-kit.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, ExitCode, type RegisterCommand } from './command-kit.js';
 
 /** A top-level command and how to load the module that registers it. */
 export interface CommandEntry {

@@ -39,7 +39,7 @@ export interface MemoryDemoResult {
 export async function runMemoryDemo(home: string, timeZone: TimeZone, nowMs: number): Promise<MemoryDemoResult> {
   const { openMemoryStore } = await import('../memory/store/sql-memory-store.js');
   const { createMemoryManager } = await import('../memory/manager.js');
-  const { createHotCache } = await import('../store/hot-cache.js');
+  const { createHotCache } = await import('../store/open-hot-cache.js');
   const { formatLocalTime } = await import('../memory/format-time.js');
   const today = zonedParts(nowMs, timeZone);
   const start = zonedTimeToInstant({ year: today.year, month: today.month, day: today.day, hour: 9, minute: 30 }, timeZone);

@@ -83,7 +83,7 @@ export async function openServerServices(options: OpenServerServicesOptions): Pr
   const [{ createSqlMemoryStore }, { createMemoryManager }, { createHotCache }, { createFsObjectStore }, { createTurnArchive }, { createArchiveQueue }, { createSqlSessionCatalog }, { createSessionOps }] = await Promise.all([
     import('../memory/store/sql-memory-store.js'),
     import('../memory/manager.js'),
-    import('../store/hot-cache.js'),
+    import('../store/open-hot-cache.js'),
     import('../store/drivers/objects-fs.js'),
     import('../memory/store/turn-archive.js'),
     import('../memory/store/archive-queue.js'),

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createHotCache, encodeValue, escapeKeyPart, hotCacheKey, ttlMsOf, userVersionKey } from './hot-cache.js';
+import { encodeValue, escapeKeyPart, hotCacheKey, ttlMsOf, userVersionKey } from './hot-cache.js';
+import { createHotCache } from './open-hot-cache.js';
 
 // A small alphabet dense in separators and escapes makes near-collisions common.
 const part = fc.string({ unit: fc.constantFrom('a', 'b', ':', '%', '3', 'A', '{', '}', '*', ' ', '\n', 'é'), maxLength: 6 });

@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedisHotCache, type RedisHotCacheOptions } from '../../src/store/drivers/hot-redis.js';
-import { createHotCache, type HotCache, type HotCacheInvalidation } from '../../src/store/hot-cache.js';
+import type { HotCache, HotCacheInvalidation } from '../../src/store/hot-cache.js';
+import { createHotCache } from '../../src/store/open-hot-cache.js';
 import { deleteRedisKeys, describeWithService } from '../support/services.js';
 import { hotCacheContract } from './hot-cache.contract.js';
 

@@ -4,7 +4,7 @@ import type { SnapshotBranchResult } from '../../session/dag/branch-snapshot.js'
 import { shortId, withDagServices } from '../dag-services.js';
 import { formatBytes, formatInt, formatPercent } from '../format.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 import { branchJson } from '../../session/dag/branch-json.js';
 
 export { branchJson };

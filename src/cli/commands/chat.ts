@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { ProcessResult } from '../../memory/manager.js';
 import { processResultJson } from '../../memory/result-json.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 import { openMemoryServices } from '../memory-services.js';
 import { parseInstant, parseTimeZoneOption, positiveInt, requireUser } from '../memory-options.js';
 import { formatInt } from '../format.js';

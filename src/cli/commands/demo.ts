@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { CommandContext } from '../io.js';
-import { ExitCode, withJson } from '../program.js';
+import { ExitCode, withJson } from '../command-kit.js';
 import { waitForStopSignal } from '../stop-signal.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { portOption } from './serve.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { withDagServices } from '../dag-services.js';
 import { formatBytes } from '../format.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 export function registerDu(program: Command, ctx: CommandContext): void {
   withJson(program.command('du'))

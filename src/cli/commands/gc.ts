@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { durationOption, withDagServices } from '../dag-services.js';
 import { formatBytes } from '../format.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 async function subfolders(dir: string): Promise<string[]> {
   try {

@@ -19,7 +19,7 @@ import type { HookRunOptions } from '../../hooks/run.js';
 import { editSettingsFile, HOOK_EVENTS, hooksStatus, installHooks, readSettingsFile, uninstallHooks, type HookEvent } from '../../hooks/settings.js';
 import { withDagServices } from '../dag-services.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 import { commandKind, commandRunnable, selfCommand } from '../self-command.js';
 
 /** Seams for tests; the defaults use the real process. */

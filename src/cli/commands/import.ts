@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { shortId, withDagServices } from '../dag-services.js';
 import { formatBytes } from '../format.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 export function registerImport(program: Command, ctx: CommandContext): void {
   withJson(program.command('import'))

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { ApiKeyRecord } from '../../server/api-keys.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 import { requireUser } from '../memory-options.js';
 import { table } from '../format.js';
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { shortId, shortTime, withDagServices } from '../dag-services.js';
 import { formatBytes, table } from '../format.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 export function registerList(program: Command, ctx: CommandContext): void {
   withJson(program.command('list'))

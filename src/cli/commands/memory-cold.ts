@@ -11,7 +11,7 @@ import type { SqlMemoryStore } from '../../memory/store/sql-memory-store.js';
 import type { CommandContext } from '../io.js';
 import { formatBytes, formatInt } from '../format.js';
 import { requireUser, positiveInt } from '../memory-options.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 /** The warm store of the configuration, opened alone (no hot tier, no archive). */
 async function openWarmStore(ctx: CommandContext): Promise<SqlMemoryStore> {
@@ -79,7 +79,7 @@ export function registerMemoryCold(memory: Command, ctx: CommandContext): void {
       try {
         const counts = await importPortableMemory(userId, parsed.records, { db: store.db });
         // Then the hot tier (values cached for this user before it had memory) and the cold archive.
-        const { createHotCache } = await import('../../store/hot-cache.js');
+        const { createHotCache } = await import('../../store/open-hot-cache.js');
         const hot = await createHotCache({ redisUrl: config.redis, logger: hotLogger(ctx) });
         await hot.invalidateUser(userId).finally(() => hot.close());
         const turns = parsed.records.flatMap(({ record: r }) => (r.type === 'turn' ? [r] : []));

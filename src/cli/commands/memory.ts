@@ -6,7 +6,7 @@ import { settleTentative, type Extraction } from '../../memory/extraction.js';
 import type { IngestTurn } from '../../memory/manager.js';
 import type { TaskStatus } from '../../memory/model.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 import { systemTimeZone, withMemoryServices } from '../memory-services.js';
 import { formatInt, table } from '../format.js';
 import { formatLocalTime, zoneLabel } from '../../memory/format-time.js';

@@ -20,7 +20,7 @@ import type { SqlDatabase } from '../../store/warm/sql.js';
 import type { CommandContext } from '../io.js';
 import { openMemoryServices } from '../memory-services.js';
 import { parseInstant, parseTimeZoneOption, positiveInt, requireUser } from '../memory-options.js';
-import { ExitCode, EXIT_FAILED, withJson } from '../program.js';
+import { ExitCode, EXIT_FAILED, withJson } from '../command-kit.js';
 
 const STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
 

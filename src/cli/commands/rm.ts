@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { withDagServices } from '../dag-services.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 export function registerRm(program: Command, ctx: CommandContext): void {
   withJson(program.command('rm'))

@@ -4,7 +4,7 @@ import { waitForStopSignal } from '../stop-signal.js';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 import { defaultZoneOption, positiveInt } from '../memory-options.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { reminderSettings } from '../serve-reminders.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { CommandContext } from '../io.js';
 import { createProgress } from '../progress.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 import { formatInt, formatPercent, formatReduction, table } from '../format.js';
 import type { EconomicsGroup, EconomicsReport } from '../../session/economics/economics.js';
 

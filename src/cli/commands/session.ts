@@ -12,7 +12,7 @@ const engine = async () => ({
 import { TOKEN_CATEGORIES } from '../../session/context-model.js';
 import type { CommandContext } from '../io.js';
 import { createProgress } from '../progress.js';
-import { ExitCode, withJson } from '../program.js';
+import { ExitCode, withJson } from '../command-kit.js';
 import { formatBytes, formatCost, formatInt, formatPercent, formatReduction, formatSaving, table } from '../format.js';
 import { registerSessionEconomics } from './session-economics.js';
 

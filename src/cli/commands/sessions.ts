@@ -5,7 +5,7 @@ import type { DiscoveredSession } from '../../session/discovery/discover.js';
 import { agentOption, discover, shortTime, withDagServices } from '../dag-services.js';
 import { formatBytes, formatInt, table } from '../format.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 /** Whether `session` belongs to project `p`: a path (that folder or one inside it) or a substring of the project. */
 export function matchesProject(session: DiscoveredSession, p: string, cwd: string, encodeClaudeProjectDir: (cwd: string) => string): boolean {

@@ -5,7 +5,7 @@ import { agentOption, resolveSession, shortId, withDagServices } from '../dag-se
 import { formatBytes } from '../format.js';
 import type { CommandContext } from '../io.js';
 import { createProgress } from '../progress.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -4,7 +4,7 @@ import type { DagNodeWithStats } from '../../session/dag/tree-stats.js';
 import { shortId, shortTime, withDagServices } from '../dag-services.js';
 import { formatBytes, formatInt } from '../format.js';
 import type { CommandContext } from '../io.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 
 function size(node: DagNodeWithStats): string {
   const tokens = node.tokens === null ? '? tokens' : `${formatInt(node.tokens)} tokens`;

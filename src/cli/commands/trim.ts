@@ -4,7 +4,7 @@ import type { AgentKind } from '../../session/context-model.js';
 import { agentOption, resolveSession, shortId, withDagServices } from '../dag-services.js';
 import type { CommandContext } from '../io.js';
 import { createProgress } from '../progress.js';
-import { withJson } from '../program.js';
+import { withJson } from '../command-kit.js';
 import { branchJson, branchLines } from './branch.js';
 
 export function registerTrim(program: Command, ctx: CommandContext): void {
