@@ -66,6 +66,8 @@ export interface LineSourceOptions {
    * start of the file). No byte order mark is looked for there.
    */
   from?: { byteOffset: number; line: number };
+  /** Read block size in bytes for files (default `READ_BLOCK_BYTES`); small values exercise block boundaries in tests. */
+  blockBytes?: number;
 }
 
 /**
@@ -97,7 +99,11 @@ export class LineSplitter {
     let chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     if (!this.#sawFirstBytes) {
       this.#head = this.#head ? Buffer.concat([this.#head, chunk]) : chunk;
-      if (this.#head.length < BOM.length) return out;
+      if (this.#head.length < BOM.length) {
+        // kept past this chunk: a reused chunk buffer would change under it
+        if (this.#copyCarry) this.#head = Buffer.from(this.#head);
+        return out;
+      }
       this.#sawFirstBytes = true;
       chunk = this.#head;
       this.#head = undefined;
@@ -142,18 +148,21 @@ export class LineSplitter {
 
   /** The last line, when the input did not end with a terminator. */
   end(): RawLine[] {
-    if (this.#head && this.#head.length > 0) {
-      // input shorter than a BOM
-      this.#carry.push(this.#head);
-      this.#carryBytes += this.#head.length;
+    let out: RawLine[] = [];
+    if (this.#head) {
+      // input shorter than a BOM: it has none, so split it like any chunk
+      const head = this.#head;
       this.#head = undefined;
+      this.#sawFirstBytes = true;
+      out = this.push(head);
     }
-    if (this.#carryBytes === 0) return [];
+    if (this.#carryBytes === 0) return out;
     const lineBytes = this.#carry.length === 1 ? this.#carry[0]! : Buffer.concat(this.#carry, this.#carryBytes);
     this.#carry = [];
     this.#carryBytes = 0;
     this.#lineNo++;
-    return [new RawLine(this.#lineNo, this.#lineStart, lineBytes, '', this.#lineNo === 1 && this.#bom)];
+    out.push(new RawLine(this.#lineNo, this.#lineStart, lineBytes, '', this.#lineNo === 1 && this.#bom));
+    return out;
   }
 }
 
@@ -169,6 +178,7 @@ export async function* linesFromChunks(chunks: AsyncIterable<Uint8Array> | Itera
 
 /** Reads a file's bytes in blocks. Errors name the file: missing, a directory, unreadable. */
 async function* readChunks(path: string, options: LineSourceOptions): AsyncGenerator<Buffer> {
+  const blockBytes = options.blockBytes ?? READ_BLOCK_BYTES;
   let info;
   try {
     info = await stat(path);
@@ -178,7 +188,7 @@ async function* readChunks(path: string, options: LineSourceOptions): AsyncGener
   if (info.isDirectory()) {
     throw new CtxvmError('E_USAGE', `${path}: is a directory, expected a JSONL file`, { hint: 'pass the path of a .jsonl file' });
   }
-  const stream = createReadStream(path, { highWaterMark: READ_BLOCK_BYTES, signal: options.signal, ...(options.from ? { start: options.from.byteOffset } : {}) });
+  const stream = createReadStream(path, { highWaterMark: blockBytes, signal: options.signal, ...(options.from ? { start: options.from.byteOffset } : {}) });
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
@@ -203,63 +213,72 @@ export interface LineBatchOptions extends LineSourceOptions {
   /**
    * Read into a few buffers used in turn instead of a new one per block, so reading a file of any
    * size allocates almost nothing (and read on the calling thread). A line's bytes then stay valid
-   * only while its own batch and the two after it are worked on: keep a line longer with
-   * `RawLine.detach()`.
+   * only while its own batch and the two batches after it are worked on — however many blocks a
+   * long line in between takes: keep a line longer with `RawLine.detach()`.
    */
   reuseBuffers?: boolean;
 }
 
-/** Buffers a reusing reader cycles through (a block's lines stay valid while the next two are read). */
+/** Buffers a reusing reader cycles through (a batch's lines stay valid while the next two are worked on). */
 const REUSED_BLOCKS = 3;
 
-/**
- * Reads a file's bytes in blocks into buffers it reuses (see `LineBatchOptions.reuseBuffers`),
- * on the calling thread: a read from the page cache is a memory copy, and doing it here instead
- * of handing it to the thread pool saves, on a busy machine, waiting for a pool thread to be
- * scheduled for every block.
- */
-async function* readChunksReusing(path: string, options: LineSourceOptions): AsyncGenerator<Buffer> {
-  let fd: number;
+/** Opens a file for the reusing reader; errors name the file. */
+async function openForReading(path: string): Promise<number> {
   try {
     if ((await stat(path)).isDirectory()) {
       throw new CtxvmError('E_USAGE', `${path}: is a directory, expected a JSONL file`, { hint: 'pass the path of a .jsonl file' });
     }
-    fd = openSync(path, 'r');
+    return openSync(path, 'r');
   } catch (cause) {
     if (CtxvmError.is(cause)) throw cause;
     throw ioError('read', path, cause);
-  }
-  const pool = Array.from({ length: REUSED_BLOCKS }, () => Buffer.allocUnsafeSlow(READ_BLOCK_BYTES));
-  let position = options.from?.byteOffset ?? 0;
-  try {
-    for (let k = 0; ; k++) {
-      if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
-      const buffer = pool[k % REUSED_BLOCKS]!;
-      let bytesRead: number;
-      try {
-        bytesRead = readSync(fd, buffer, 0, READ_BLOCK_BYTES, position);
-      } catch (cause) {
-        throw ioError('read', path, cause);
-      }
-      if (bytesRead === 0) return;
-      position += bytesRead;
-      yield buffer.subarray(0, bytesRead);
-    }
-  } finally {
-    closeSync(fd);
   }
 }
 
 /**
  * Reads a file's lines in batches, one per read block: for hot loops that would otherwise pay an
  * await per line. Errors as `readLines`.
+ *
+ * With `reuseBuffers`, blocks are read on the calling thread (a read from the page cache is a
+ * memory copy, and doing it here instead of handing it to the thread pool saves, on a busy
+ * machine, waiting for a pool thread per block) into buffers used in turn. A buffer moves to the
+ * back of the rotation only when a batch holding views into it was handed out: a block that ends
+ * no line (the middle of a long line) was copied into the splitter's carry, so its buffer is read
+ * into again at once. That is what keeps a batch's lines valid for two more *batches*, not two
+ * more blocks.
  */
 export async function* readLineBatches(path: string, options: LineBatchOptions = {}): AsyncGenerator<RawLine[]> {
+  const blockBytes = options.blockBytes ?? READ_BLOCK_BYTES;
   const splitter = new LineSplitter(options.from, options.reuseBuffers === true);
-  const chunks = options.reuseBuffers ? readChunksReusing(path, options) : readChunks(path, options);
-  for await (const chunk of chunks) {
-    const lines = splitter.push(chunk);
-    if (lines.length > 0) yield lines;
+  if (!options.reuseBuffers) {
+    for await (const chunk of readChunks(path, options)) {
+      const lines = splitter.push(chunk);
+      if (lines.length > 0) yield lines;
+    }
+  } else {
+    const fd = await openForReading(path);
+    try {
+      const pool = Array.from({ length: REUSED_BLOCKS }, () => Buffer.allocUnsafeSlow(blockBytes));
+      let position = options.from?.byteOffset ?? 0;
+      for (let k = 0; ; ) {
+        if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+        const buffer = pool[k % REUSED_BLOCKS]!;
+        let bytesRead: number;
+        try {
+          bytesRead = readSync(fd, buffer, 0, blockBytes, position);
+        } catch (cause) {
+          throw ioError('read', path, cause);
+        }
+        if (bytesRead === 0) break;
+        position += bytesRead;
+        const lines = splitter.push(buffer.subarray(0, bytesRead));
+        if (lines.length === 0) continue;
+        k++;
+        yield lines;
+      }
+    } finally {
+      closeSync(fd);
+    }
   }
   const last = splitter.end();
   if (last.length > 0) yield last;
