@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READ_BLOCK_BYTES, readLineBatches, readLines, type RawLine } from './jsonl.js';
+import { MAX_LINE_BYTES, READ_BLOCK_BYTES, readLineBatches, readLines, type RawLine } from './jsonl.js';
+import { ParseError } from '../errors.js';
+import { constants } from 'node:buffer';
 
 let dir: string;
 beforeAll(async () => {
@@ -112,4 +114,26 @@ describe('line sizes around read-block boundaries', () => {
     expect(await readHolding(path, expected, B, true)).toBe(sizes.length);
     expect(await readOneByOne(path, expected, B)).toBe(sizes.length);
   }, 60_000);
+});
+
+describe('a line longer than the limit', () => {
+  it('is refused by file, number and size by every reader, never reported as another line', async () => {
+    const { path } = await writeLines('too-long.jsonl', [10, 50, 1000, 10]);
+    const readers: [string, () => Promise<unknown>][] = [
+      ['batches, reused buffers', async () => { for await (const _ of readLineBatches(path, { reuseBuffers: true, blockBytes: 64, maxLineBytes: 100 })); }],
+      ['batches', async () => { for await (const _ of readLineBatches(path, { blockBytes: 64, maxLineBytes: 100 })); }],
+      ['lines', async () => { for await (const _ of readLines(path, { blockBytes: 64, maxLineBytes: 100 })); }],
+    ];
+    for (const [, read] of readers) {
+      const error = await read().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ParseError);
+      expect((error as ParseError).line).toBe(3);
+      expect((error as ParseError).byteOffset).toBe(62);
+      expect((error as ParseError).message).toMatch(/too-long\.jsonl:3: line longer than 100 bytes \(at least \d+ bytes without a newline\)/);
+    }
+  });
+
+  it('defaults to the longest string the runtime holds', () => {
+    expect(MAX_LINE_BYTES).toBe(constants.MAX_STRING_LENGTH);
+  });
 });

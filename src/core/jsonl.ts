@@ -3,6 +3,7 @@
  * file goes through here, so CRLF, a UTF-8 BOM, blank lines, a truncated last line, huge lines
  * and bad lines are handled once, the same way, with file/line/byte positions in every error.
  */
+import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ParseError, ioError, CtxvmError } from '../errors.js';
@@ -13,6 +14,11 @@ const CR = 0x0d;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** Read size for files (bytes). Larger blocks mean fewer syscalls and fewer cross-chunk lines. */
 export const READ_BLOCK_BYTES = 1 << 20;
+/**
+ * Longest line read (bytes): the longest string this runtime can hold, so every line read can be
+ * decoded and parsed. A longer line is refused by number and size, before it is all in memory.
+ */
+export const MAX_LINE_BYTES: number = bufferConstants.MAX_STRING_LENGTH;
 
 /** Line terminator as found in the file; '' for a last line that has none. */
 export type LineEnding = '\n' | '\r\n' | '';
@@ -66,6 +72,8 @@ export interface LineSourceOptions {
    * start of the file). No byte order mark is looked for there.
    */
   from?: { byteOffset: number; line: number };
+  /** Longest line accepted, bytes (default and at most `MAX_LINE_BYTES`). */
+  maxLineBytes?: number;
   /** Read block size in bytes for files (default `READ_BLOCK_BYTES`); small values exercise block boundaries in tests. */
   blockBytes?: number;
 }
@@ -84,10 +92,17 @@ export class LineSplitter {
   #head: Buffer | undefined; // first bytes kept until we know whether they start with a BOM
 
   readonly #copyCarry: boolean;
+  readonly #name: string;
+  readonly #maxLineBytes: number;
 
-  /** `copyCarry`: copy the unfinished end of each chunk (when the caller reuses chunk buffers). */
-  constructor(from?: { byteOffset: number; line: number }, copyCarry = false) {
+  /**
+   * `copyCarry`: copy the unfinished end of each chunk (when the caller reuses chunk buffers).
+   * `limits`: the name used in errors and the longest line accepted (see `MAX_LINE_BYTES`).
+   */
+  constructor(from?: { byteOffset: number; line: number }, copyCarry = false, limits: { name?: string; maxLineBytes?: number } = {}) {
     this.#copyCarry = copyCarry;
+    this.#name = limits.name ?? '<input>';
+    this.#maxLineBytes = Math.min(limits.maxLineBytes ?? MAX_LINE_BYTES, MAX_LINE_BYTES);
     this.#lineStart = from?.byteOffset ?? 0;
     this.#lineNo = (from?.line ?? 1) - 1;
     this.#sawFirstBytes = from !== undefined && from.byteOffset > 0;
@@ -118,11 +133,13 @@ export class LineSplitter {
       const nl = chunk.indexOf(LF, pos);
       if (nl === -1) {
         if (pos < chunk.length) {
+          this.#checkLength(this.#carryBytes + chunk.length - pos);
           this.#carry.push(this.#copyCarry ? Buffer.from(chunk.subarray(pos)) : chunk.subarray(pos));
           this.#carryBytes += chunk.length - pos;
         }
         break;
       }
+      this.#checkLength(this.#carryBytes + nl - pos);
       let lineBytes: Buffer;
       if (this.#carryBytes > 0) {
         this.#carry.push(chunk.subarray(pos, nl));
@@ -146,6 +163,17 @@ export class LineSplitter {
     return out;
   }
 
+  /** Refuses the line being read once it is longer than the limit (it is never all kept). */
+  #checkLength(bytes: number): void {
+    if (bytes <= this.#maxLineBytes) return;
+    const mib = (n: number) => (n < 1048576 ? `${n} bytes` : `${(n / 1048576).toFixed(1)} MiB`);
+    throw new ParseError(
+      { file: this.#name, line: this.#lineNo + 1, byteOffset: this.#lineStart },
+      `line longer than ${mib(this.#maxLineBytes)} (at least ${mib(bytes)} without a newline): too long to read as one JSON value`,
+      { hint: this.#lineNo === 0 && this.#lineStart <= BOM.length ? 'is this a JSONL file? it has no newline in its first bytes' : 'split or remove that line; nothing was written' },
+    );
+  }
+
   /** The last line, when the input did not end with a terminator. */
   end(): RawLine[] {
     let out: RawLine[] = [];
@@ -166,9 +194,13 @@ export class LineSplitter {
   }
 }
 
+function limitsOf(options: LineSourceOptions): { name?: string; maxLineBytes?: number } {
+  return { ...(options.name !== undefined ? { name: options.name } : {}), ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}) };
+}
+
 /** Splits a stream of byte chunks into lines. Works for files, sockets, or in-memory buffers. */
 export async function* linesFromChunks(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: LineSourceOptions = {}): AsyncGenerator<RawLine> {
-  const splitter = new LineSplitter(options.from);
+  const splitter = new LineSplitter(options.from, false, limitsOf(options));
   for await (const raw of chunks) {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
     yield* splitter.push(raw);
@@ -249,7 +281,7 @@ async function openForReading(path: string): Promise<number> {
  */
 export async function* readLineBatches(path: string, options: LineBatchOptions = {}): AsyncGenerator<RawLine[]> {
   const blockBytes = options.blockBytes ?? READ_BLOCK_BYTES;
-  const splitter = new LineSplitter(options.from, options.reuseBuffers === true);
+  const splitter = new LineSplitter(options.from, options.reuseBuffers === true, limitsOf({ ...options, name: options.name ?? path }));
   if (!options.reuseBuffers) {
     for await (const chunk of readChunks(path, options)) {
       const lines = splitter.push(chunk);
