@@ -105,3 +105,25 @@ describe('session trim -o', () => {
     expect(j.code).toBe(2);
   });
 });
+
+describe('session page-in of a pointer off the payload', () => {
+  it('fails for __proto__ and constructor like for a missing key, instead of printing {} or crashing', async () => {
+    const trimmed = join(dir, 'for-page-in.jsonl');
+    expect((await trim(trimmed)).code).toBe(0);
+    // the annotation names the pack and offset of the original line: [pack, offset, length, ...]
+    const [, pack, offset] = /"ctxvm":\{"v":3,"(?:o":\[|d":\[\[)"([0-9a-f]{64})",(\d+)/.exec(readFileSync(trimmed, 'utf8'))!;
+    const base = `ctxvm:${pack!.slice(0, 16)}#${offset}`;
+    const whole = await runCliInProcess(['session', 'page-in', `${base}/type`, '--session', trimmed], env, dir);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stdout.trim()).toMatch(/^(user|assistant)$/);
+    // the same failure as any key the line does not have
+    const missing = await runCliInProcess(['session', 'page-in', `${base}/no-such-key`, '--session', trimmed], env, dir);
+    expect(missing.code).not.toBe(0);
+    for (const pointer of ['/__proto__', '/__proto__/constructor', '/constructor']) {
+      const r = await runCliInProcess(['session', 'page-in', base + pointer, '--session', trimmed], env, dir);
+      expect(r.code, `${pointer}: ${r.stderr}`).toBe(missing.code);
+      expect(r.stderr).toContain(`has nothing at ${pointer}`);
+      expect(r.stdout).toBe('');
+    }
+  });
+});
