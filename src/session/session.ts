@@ -12,6 +12,7 @@ import { createFsObjectStore } from '../store/drivers/objects-fs.js';
 import { createTokenCounter, type TokenCounter } from '../text/tokens.js';
 import { cacheScenarios, type CacheScenario } from './cache-model.js';
 import { claudeDriver } from './claude/driver.js';
+import { detectSessionAgent } from './detect-agent.js';
 import { codexDriver } from './codex/driver.js';
 import type { AgentKind, TokenCategory } from './context-model.js';
 import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding } from './driver.js';
@@ -30,16 +31,9 @@ export function registerSessionDriver(driver: SessionDriver): void {
   drivers.set(driver.agent, driver);
 }
 
-/** Tells a Codex rollout from a Claude Code transcript by its first JSON line. */
+/** Tells a Codex rollout from a Claude Code transcript by its first JSON object line (see detect-agent.ts). */
 export async function detectAgent(file: string): Promise<AgentKind> {
-  for await (const rec of readJsonl<Record<string, unknown>>(file, { onBadLine: 'yield' })) {
-    if (rec.error) throw rec.error;
-    const v = rec.value;
-    if (!v || typeof v !== 'object') continue;
-    if ('payload' in v && typeof v.type === 'string' && ('timestamp' in v || v.type === 'session_meta')) return 'codex';
-    return 'claude';
-  }
-  throw new CtxvmError('E_PARSE', `${file}: empty file, not a session`, { hint: 'pass a Claude Code .jsonl transcript or a Codex rollout-*.jsonl' });
+  return detectSessionAgent(file);
 }
 
 export function driverFor(agent: AgentKind): SessionDriver {
