@@ -1,5 +1,6 @@
 /** `ctxvm trim`: snapshot a session and start a trimmed branch of it, in one step. */
 import type { Command } from 'commander';
+import { CtxvmError } from '../../errors.js';
 import type { AgentKind } from '../../session/context-model.js';
 import { agentOption, resolveSession, shortId, withDagServices } from '../dag-services.js';
 import type { CommandContext } from '../io.js';
@@ -16,34 +17,54 @@ export function registerTrim(program: Command, ctx: CommandContext): void {
     .option('--name <name>', 'name of the snapshot (default <session id prefix>-<UTC time>); the branch is <name>-trimmed')
     .option('--at <uuid|turn>', 'also cut the branch after this message uuid or turn number')
     .action(async (opts: { json?: boolean; latest?: boolean; session?: string; agent?: AgentKind; name?: string; at?: string }) => {
-      const [{ createSnapshot }, { branchFromSnapshot }, { generatedSnapshotName }] = await Promise.all([
+      const [{ createSnapshot }, { branchFromSnapshot }, { freeSnapshotName, generatedSnapshotName }, { removeSnapshot }] = await Promise.all([
         import('../../session/dag/snapshot.js'),
         import('../../session/dag/branch-snapshot.js'),
         import('../../session/dag/record-branch.js'),
+        import('../../session/dag/maintenance.js'),
       ]);
       const r = await withDagServices(ctx, async (s) => {
         const session = await resolveSession(ctx, s, opts.session, opts.latest === true, opts.agent);
-        const name = opts.name ?? generatedSnapshotName(session.id, Date.now());
-        const progress = createProgress(ctx.io.stderr, { label: `snapshot ${name}`, total: 0 });
-        const snap = await createSnapshot({
-          catalog: s.catalog,
-          store: s.store,
-          source: { agent: session.agent, sessionId: session.id, path: session.path, project: session.project, ...(session.siblingFiles ? { siblingFiles: session.siblingFiles } : {}) },
-          name,
-          tags: ['trim'],
-          onProgress: (done) => progress.update(done),
-        });
+        const progress = createProgress(ctx.io.stderr, { label: 'snapshot', total: 0 });
+        const snapshotAs = (name: string) =>
+          createSnapshot({
+            catalog: s.catalog,
+            store: s.store,
+            source: { agent: session.agent, sessionId: session.id, path: session.path, project: session.project, ...(session.siblingFiles ? { siblingFiles: session.siblingFiles } : {}) },
+            name,
+            tags: ['trim'],
+            onProgress: (done) => progress.update(done),
+          });
+        // A generated name that another `ctxvm trim` of the session took in the same second (it
+        // commits first) is retried with the next free suffix; a name given with --name is not.
+        let snap;
+        for (let attempt = 1; ; attempt++) {
+          const name = opts.name ?? (await freeSnapshotName(s.catalog, generatedSnapshotName(session.id, Date.now()), ['-trimmed']));
+          try {
+            snap = await snapshotAs(name);
+            break;
+          } catch (error) {
+            if (opts.name !== undefined || attempt >= 5 || !(CtxvmError.is(error) && error.code === 'E_EXISTS')) throw error;
+          }
+        }
         progress.done();
-        const branch = await branchFromSnapshot({
-          catalog: s.catalog,
-          store: s.store,
-          snapshot: snap.id,
-          name: `${name}-trimmed`,
-          ...(opts.at !== undefined ? { at: opts.at } : {}),
-          claudeConfigDir: s.config.claudeConfigDir,
-          codexHome: s.config.codexHome,
-          scratchDir: s.scratchDir,
-        });
+        let branch;
+        try {
+          branch = await branchFromSnapshot({
+            catalog: s.catalog,
+            store: s.store,
+            snapshot: snap.id,
+            name: `${snap.name}-trimmed`,
+            ...(opts.at !== undefined ? { at: opts.at } : {}),
+            claudeConfigDir: s.config.claudeConfigDir,
+            codexHome: s.config.codexHome,
+            scratchDir: s.scratchDir,
+          });
+        } catch (error) {
+          // no snapshot without its branch: the one taken for this trim goes with the failure
+          await removeSnapshot({ catalog: s.catalog, store: s.store, ref: snap.id }).catch(() => undefined);
+          throw error;
+        }
         return { snap, branch };
       });
       for (const w of r.branch.warnings) ctx.note(`note: ${w}`);
