@@ -3,6 +3,7 @@
  * file goes through here, so CRLF, a UTF-8 BOM, blank lines, a truncated last line, huge lines
  * and bad lines are handled once, the same way, with file/line/byte positions in every error.
  */
+import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ParseError, ioError, CtxvmError } from '../errors.js';
@@ -13,6 +14,11 @@ const CR = 0x0d;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** Read size for files (bytes). Larger blocks mean fewer syscalls and fewer cross-chunk lines. */
 export const READ_BLOCK_BYTES = 1 << 20;
+/**
+ * Longest line read (bytes): the longest string this runtime can hold, so every line read can be
+ * decoded and parsed. A longer line is refused by number and size, before it is all in memory.
+ */
+export const MAX_LINE_BYTES: number = bufferConstants.MAX_STRING_LENGTH;
 
 /** Line terminator as found in the file; '' for a last line that has none. */
 export type LineEnding = '\n' | '\r\n' | '';
@@ -66,6 +72,10 @@ export interface LineSourceOptions {
    * start of the file). No byte order mark is looked for there.
    */
   from?: { byteOffset: number; line: number };
+  /** Longest line accepted, bytes (default and at most `MAX_LINE_BYTES`). */
+  maxLineBytes?: number;
+  /** Read block size in bytes for files (default `READ_BLOCK_BYTES`); small values exercise block boundaries in tests. */
+  blockBytes?: number;
 }
 
 /**
@@ -82,10 +92,17 @@ export class LineSplitter {
   #head: Buffer | undefined; // first bytes kept until we know whether they start with a BOM
 
   readonly #copyCarry: boolean;
+  readonly #name: string;
+  readonly #maxLineBytes: number;
 
-  /** `copyCarry`: copy the unfinished end of each chunk (when the caller reuses chunk buffers). */
-  constructor(from?: { byteOffset: number; line: number }, copyCarry = false) {
+  /**
+   * `copyCarry`: copy the unfinished end of each chunk (when the caller reuses chunk buffers).
+   * `limits`: the name used in errors and the longest line accepted (see `MAX_LINE_BYTES`).
+   */
+  constructor(from?: { byteOffset: number; line: number }, copyCarry = false, limits: { name?: string; maxLineBytes?: number } = {}) {
     this.#copyCarry = copyCarry;
+    this.#name = limits.name ?? '<input>';
+    this.#maxLineBytes = Math.min(limits.maxLineBytes ?? MAX_LINE_BYTES, MAX_LINE_BYTES);
     this.#lineStart = from?.byteOffset ?? 0;
     this.#lineNo = (from?.line ?? 1) - 1;
     this.#sawFirstBytes = from !== undefined && from.byteOffset > 0;
@@ -97,7 +114,11 @@ export class LineSplitter {
     let chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     if (!this.#sawFirstBytes) {
       this.#head = this.#head ? Buffer.concat([this.#head, chunk]) : chunk;
-      if (this.#head.length < BOM.length) return out;
+      if (this.#head.length < BOM.length) {
+        // kept past this chunk: a reused chunk buffer would change under it
+        if (this.#copyCarry) this.#head = Buffer.from(this.#head);
+        return out;
+      }
       this.#sawFirstBytes = true;
       chunk = this.#head;
       this.#head = undefined;
@@ -112,11 +133,13 @@ export class LineSplitter {
       const nl = chunk.indexOf(LF, pos);
       if (nl === -1) {
         if (pos < chunk.length) {
+          this.#checkLength(this.#carryBytes + chunk.length - pos);
           this.#carry.push(this.#copyCarry ? Buffer.from(chunk.subarray(pos)) : chunk.subarray(pos));
           this.#carryBytes += chunk.length - pos;
         }
         break;
       }
+      this.#checkLength(this.#carryBytes + nl - pos);
       let lineBytes: Buffer;
       if (this.#carryBytes > 0) {
         this.#carry.push(chunk.subarray(pos, nl));
@@ -140,26 +163,44 @@ export class LineSplitter {
     return out;
   }
 
+  /** Refuses the line being read once it is longer than the limit (it is never all kept). */
+  #checkLength(bytes: number): void {
+    if (bytes <= this.#maxLineBytes) return;
+    const mib = (n: number) => (n < 1048576 ? `${n} bytes` : `${(n / 1048576).toFixed(1)} MiB`);
+    throw new ParseError(
+      { file: this.#name, line: this.#lineNo + 1, byteOffset: this.#lineStart },
+      `line longer than ${mib(this.#maxLineBytes)} (at least ${mib(bytes)} without a newline): too long to read as one JSON value`,
+      { hint: this.#lineNo === 0 && this.#lineStart <= BOM.length ? 'is this a JSONL file? it has no newline in its first bytes' : 'split or remove that line; nothing was written' },
+    );
+  }
+
   /** The last line, when the input did not end with a terminator. */
   end(): RawLine[] {
-    if (this.#head && this.#head.length > 0) {
-      // input shorter than a BOM
-      this.#carry.push(this.#head);
-      this.#carryBytes += this.#head.length;
+    let out: RawLine[] = [];
+    if (this.#head) {
+      // input shorter than a BOM: it has none, so split it like any chunk
+      const head = this.#head;
       this.#head = undefined;
+      this.#sawFirstBytes = true;
+      out = this.push(head);
     }
-    if (this.#carryBytes === 0) return [];
+    if (this.#carryBytes === 0) return out;
     const lineBytes = this.#carry.length === 1 ? this.#carry[0]! : Buffer.concat(this.#carry, this.#carryBytes);
     this.#carry = [];
     this.#carryBytes = 0;
     this.#lineNo++;
-    return [new RawLine(this.#lineNo, this.#lineStart, lineBytes, '', this.#lineNo === 1 && this.#bom)];
+    out.push(new RawLine(this.#lineNo, this.#lineStart, lineBytes, '', this.#lineNo === 1 && this.#bom));
+    return out;
   }
+}
+
+function limitsOf(options: LineSourceOptions): { name?: string; maxLineBytes?: number } {
+  return { ...(options.name !== undefined ? { name: options.name } : {}), ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}) };
 }
 
 /** Splits a stream of byte chunks into lines. Works for files, sockets, or in-memory buffers. */
 export async function* linesFromChunks(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: LineSourceOptions = {}): AsyncGenerator<RawLine> {
-  const splitter = new LineSplitter(options.from);
+  const splitter = new LineSplitter(options.from, false, limitsOf(options));
   for await (const raw of chunks) {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
     yield* splitter.push(raw);
@@ -169,6 +210,7 @@ export async function* linesFromChunks(chunks: AsyncIterable<Uint8Array> | Itera
 
 /** Reads a file's bytes in blocks. Errors name the file: missing, a directory, unreadable. */
 async function* readChunks(path: string, options: LineSourceOptions): AsyncGenerator<Buffer> {
+  const blockBytes = options.blockBytes ?? READ_BLOCK_BYTES;
   let info;
   try {
     info = await stat(path);
@@ -178,7 +220,7 @@ async function* readChunks(path: string, options: LineSourceOptions): AsyncGener
   if (info.isDirectory()) {
     throw new CtxvmError('E_USAGE', `${path}: is a directory, expected a JSONL file`, { hint: 'pass the path of a .jsonl file' });
   }
-  const stream = createReadStream(path, { highWaterMark: READ_BLOCK_BYTES, signal: options.signal, ...(options.from ? { start: options.from.byteOffset } : {}) });
+  const stream = createReadStream(path, { highWaterMark: blockBytes, signal: options.signal, ...(options.from ? { start: options.from.byteOffset } : {}) });
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
@@ -203,63 +245,72 @@ export interface LineBatchOptions extends LineSourceOptions {
   /**
    * Read into a few buffers used in turn instead of a new one per block, so reading a file of any
    * size allocates almost nothing (and read on the calling thread). A line's bytes then stay valid
-   * only while its own batch and the two after it are worked on: keep a line longer with
-   * `RawLine.detach()`.
+   * only while its own batch and the two batches after it are worked on — however many blocks a
+   * long line in between takes: keep a line longer with `RawLine.detach()`.
    */
   reuseBuffers?: boolean;
 }
 
-/** Buffers a reusing reader cycles through (a block's lines stay valid while the next two are read). */
+/** Buffers a reusing reader cycles through (a batch's lines stay valid while the next two are worked on). */
 const REUSED_BLOCKS = 3;
 
-/**
- * Reads a file's bytes in blocks into buffers it reuses (see `LineBatchOptions.reuseBuffers`),
- * on the calling thread: a read from the page cache is a memory copy, and doing it here instead
- * of handing it to the thread pool saves, on a busy machine, waiting for a pool thread to be
- * scheduled for every block.
- */
-async function* readChunksReusing(path: string, options: LineSourceOptions): AsyncGenerator<Buffer> {
-  let fd: number;
+/** Opens a file for the reusing reader; errors name the file. */
+async function openForReading(path: string): Promise<number> {
   try {
     if ((await stat(path)).isDirectory()) {
       throw new CtxvmError('E_USAGE', `${path}: is a directory, expected a JSONL file`, { hint: 'pass the path of a .jsonl file' });
     }
-    fd = openSync(path, 'r');
+    return openSync(path, 'r');
   } catch (cause) {
     if (CtxvmError.is(cause)) throw cause;
     throw ioError('read', path, cause);
-  }
-  const pool = Array.from({ length: REUSED_BLOCKS }, () => Buffer.allocUnsafeSlow(READ_BLOCK_BYTES));
-  let position = options.from?.byteOffset ?? 0;
-  try {
-    for (let k = 0; ; k++) {
-      if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
-      const buffer = pool[k % REUSED_BLOCKS]!;
-      let bytesRead: number;
-      try {
-        bytesRead = readSync(fd, buffer, 0, READ_BLOCK_BYTES, position);
-      } catch (cause) {
-        throw ioError('read', path, cause);
-      }
-      if (bytesRead === 0) return;
-      position += bytesRead;
-      yield buffer.subarray(0, bytesRead);
-    }
-  } finally {
-    closeSync(fd);
   }
 }
 
 /**
  * Reads a file's lines in batches, one per read block: for hot loops that would otherwise pay an
  * await per line. Errors as `readLines`.
+ *
+ * With `reuseBuffers`, blocks are read on the calling thread (a read from the page cache is a
+ * memory copy, and doing it here instead of handing it to the thread pool saves, on a busy
+ * machine, waiting for a pool thread per block) into buffers used in turn. A buffer moves to the
+ * back of the rotation only when a batch holding views into it was handed out: a block that ends
+ * no line (the middle of a long line) was copied into the splitter's carry, so its buffer is read
+ * into again at once. That is what keeps a batch's lines valid for two more *batches*, not two
+ * more blocks.
  */
 export async function* readLineBatches(path: string, options: LineBatchOptions = {}): AsyncGenerator<RawLine[]> {
-  const splitter = new LineSplitter(options.from, options.reuseBuffers === true);
-  const chunks = options.reuseBuffers ? readChunksReusing(path, options) : readChunks(path, options);
-  for await (const chunk of chunks) {
-    const lines = splitter.push(chunk);
-    if (lines.length > 0) yield lines;
+  const blockBytes = options.blockBytes ?? READ_BLOCK_BYTES;
+  const splitter = new LineSplitter(options.from, options.reuseBuffers === true, limitsOf({ ...options, name: options.name ?? path }));
+  if (!options.reuseBuffers) {
+    for await (const chunk of readChunks(path, options)) {
+      const lines = splitter.push(chunk);
+      if (lines.length > 0) yield lines;
+    }
+  } else {
+    const fd = await openForReading(path);
+    try {
+      const pool = Array.from({ length: REUSED_BLOCKS }, () => Buffer.allocUnsafeSlow(blockBytes));
+      let position = options.from?.byteOffset ?? 0;
+      for (let k = 0; ; ) {
+        if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+        const buffer = pool[k % REUSED_BLOCKS]!;
+        let bytesRead: number;
+        try {
+          bytesRead = readSync(fd, buffer, 0, blockBytes, position);
+        } catch (cause) {
+          throw ioError('read', path, cause);
+        }
+        if (bytesRead === 0) break;
+        position += bytesRead;
+        const lines = splitter.push(buffer.subarray(0, bytesRead));
+        if (lines.length === 0) continue;
+        k++;
+        yield lines;
+      }
+    } finally {
+      closeSync(fd);
+    }
   }
   const last = splitter.end();
   if (last.length > 0) yield last;

@@ -402,8 +402,24 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     return !first.target || second.target.confidence > first.target.confidence ? second : first;
   }
 
+  // Ids of messages this manager is processing now: a repeat arriving meanwhile is refused (the
+  // first will answer it) instead of being taken for a retry of a failed first (see ./repeated-message.ts).
+  const inFlight = new Set<string>();
+
   async function processMessage(message: IncomingMessage, llm: LlmCallback = createOfflineResponder()): Promise<ProcessResult> {
     checkMessage(message);
+    if (message.id === undefined) return processOnce(message, llm);
+    const key = `${message.userId}\u0000${message.id}`;
+    if (inFlight.has(key)) throw repeatedMessage(message.userId, message.id, null);
+    inFlight.add(key);
+    try {
+      return await processOnce(message, llm);
+    } finally {
+      inFlight.delete(key);
+    }
+  }
+
+  async function processOnce(message: IncomingMessage, llm: LlmCallback): Promise<ProcessResult> {
     const t0 = performance.now();
     // A message id already stored: refused when it was answered, else answered now, as of when it
     // was said, without being applied to memory again (see ./repeated-message.ts).

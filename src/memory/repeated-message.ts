@@ -5,11 +5,12 @@
  *
  * - stored and answered: the repeat is refused with `E_CONFLICT`, whose details carry what the
  *   first one stored (turn ids and reply);
- * - stored, not answered (the LLM failed, or the first call is still waiting for it): the repeat
- *   answers it — a new rebuild and LLM call, the reply stored — without applying the message to
- *   memory again (`ProcessResult.resumed`);
- * - the same id arriving twice at once: one stores it, the other is refused with `E_CONFLICT`
- *   (response null);
+ * - stored, not answered (the LLM failed): the repeat answers it — a new rebuild and LLM call,
+ *   the reply stored — without applying the message to memory again (`ProcessResult.resumed`);
+ * - the same id arriving while the first is processed: refused with `E_CONFLICT` (response
+ *   null), by the manager processing it, or by the store when two race to store it. A repeat
+ *   sent to another process (another worker) while the first waits for its reply finds it
+ *   stored and unanswered, and answers it as above;
  * - the id of another text: refused with `E_CONFLICT` (a retry repeats its message).
  */
 import { CtxvmError } from '../errors.js';

@@ -7,7 +7,7 @@
 import { CtxvmError, type ErrorCode } from '../errors.js';
 
 /** Codes only the HTTP edge produces. */
-export type HttpOnlyErrorCode = 'E_UNAUTHORIZED' | 'E_FORBIDDEN' | 'E_TOO_LARGE' | 'E_ROUTE' | 'E_METHOD';
+export type HttpOnlyErrorCode = 'E_UNAUTHORIZED' | 'E_FORBIDDEN' | 'E_TOO_LARGE' | 'E_MEDIA_TYPE' | 'E_ROUTE' | 'E_METHOD';
 
 /** Every code an error response can carry. */
 export type ApiErrorCode = ErrorCode | HttpOnlyErrorCode;
@@ -40,6 +40,7 @@ export const STATUS_OF: Readonly<Record<ApiErrorCode, number>> = {
   E_UNAUTHORIZED: 401,
   E_FORBIDDEN: 403,
   E_TOO_LARGE: 413,
+  E_MEDIA_TYPE: 415,
   E_ROUTE: 404,
   E_METHOD: 405,
 };

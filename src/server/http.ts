@@ -238,6 +238,17 @@ async function authorise(c: Ctx, def: RouteDef, services: ServerServices): Promi
   return principal;
 }
 
+/**
+ * A body is JSON: a request that says it sends something else (text/plain, a form) is refused
+ * rather than parsed as JSON anyway. A request without a Content-Type is read as JSON.
+ */
+function assertJsonMediaType(header: string | undefined): void {
+  if (header === undefined || header.trim() === '') return;
+  const type = header.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)) return;
+  throw new HttpError('E_MEDIA_TYPE', `request body has Content-Type ${JSON.stringify(header)}: this route reads only application/json`);
+}
+
 /** Parses path, query, headers and body with the route's schemas and calls its handler. */
 async function run(c: Ctx, def: RouteDef): Promise<HandlerReply> {
   const log = c.get('log');
@@ -248,6 +259,7 @@ async function run(c: Ctx, def: RouteDef): Promise<HandlerReply> {
   const headers = def.headers ? parseInput(def.headers, c.req.header(), 'header') : undefined;
   let body: unknown;
   if (def.body) {
+    assertJsonMediaType(c.req.header('content-type'));
     const raw = await c.req.text();
     let json: unknown;
     try {

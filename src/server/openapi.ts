@@ -48,6 +48,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '403': 'the key may not touch this user, or the route needs an admin key (E_FORBIDDEN)',
   '404': 'no such record or route (E_NOT_FOUND, E_ROUTE)',
   '413': 'request body over the size limit (E_TOO_LARGE)',
+  '415': 'a body sent with a Content-Type other than application/json (E_MEDIA_TYPE)',
   '500': 'the operation failed (E_IO, E_INTEGRITY, E_INTERNAL)',
 };
 
@@ -67,7 +68,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   for (const r of routes) {
     const errors = Object.fromEntries(
       Object.entries(ERROR_STATUSES)
-        .filter(([status]) => (r.access !== 'public' || !['401', '403'].includes(status)) && (r.access !== 'any' || status !== '403') && (r.body || status !== '413'))
+        .filter(([status]) => (r.access !== 'public' || !['401', '403'].includes(status)) && (r.access !== 'any' || status !== '403') && (r.body || (status !== '413' && status !== '415')))
         .concat(Object.entries(r.errors ?? {}))
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([status, description]) => [status, { description, headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),

@@ -12,6 +12,7 @@ import { createFsObjectStore } from '../store/drivers/objects-fs.js';
 import { createTokenCounter, type TokenCounter } from '../text/tokens.js';
 import { cacheScenarios, type CacheScenario } from './cache-model.js';
 import { claudeDriver } from './claude/driver.js';
+import { detectSessionAgent } from './detect-agent.js';
 import { codexDriver } from './codex/driver.js';
 import type { AgentContext, AgentKind, TokenCategory } from './context-model.js';
 import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding } from './driver.js';
@@ -30,25 +31,9 @@ export function registerSessionDriver(driver: SessionDriver): void {
   drivers.set(driver.agent, driver);
 }
 
-/**
- * Tells a Codex rollout from a Claude Code transcript by its first JSON line with a `type` (every
- * line of both formats has one). A file with no such line is not a session, and is refused
- * rather than reported as an empty one.
- */
+/** Tells a Codex rollout from a Claude Code transcript by its first JSON object line (see detect-agent.ts). */
 export async function detectAgent(file: string): Promise<AgentKind> {
-  let objects = 0;
-  for await (const rec of readJsonl<Record<string, unknown>>(file, { onBadLine: 'yield' })) {
-    if (rec.error) throw rec.error;
-    const v = rec.value;
-    if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
-    objects++;
-    if (typeof v.type !== 'string') continue;
-    if ('payload' in v && ('timestamp' in v || v.type === 'session_meta')) return 'codex';
-    return 'claude';
-  }
-  const hint = 'pass a Claude Code transcript (~/.claude/projects/<project>/<session id>.jsonl) or a Codex rollout (~/.codex/sessions/…/rollout-*.jsonl)';
-  if (objects === 0) throw new CtxvmError('E_PARSE', `${file}: empty file, not a session`, { hint });
-  throw new CtxvmError('E_PARSE', `${file}: not a session: none of its ${objects} JSON line(s) has the "type" field every Claude Code and Codex line has`, { hint });
+  return detectSessionAgent(file);
 }
 
 export function driverFor(agent: AgentKind): SessionDriver {

@@ -3,7 +3,8 @@
  * calibration.ts). Special-token strings such as "<|endoftext|>" inside the text are counted as
  * the plain text they are, which is how a chat API treats user content.
  *
- * count() is exact: it splits the text with o200k_base's pre-tokenizer regex and merges each
+ * count() is exact (but for runs over 64 Ki characters without a split point, see
+ * LONG_PIECE_CHARS): it splits the text with o200k_base's pre-tokenizer regex and merges each
  * piece with bpe.ts (gpt-tokenizer's rank table, a faster merge that is O(n log n) on long
  * pieces, where gpt-tokenizer is quadratic and never finishes a 1 MB run of "="), caching short
  * pieces. Measured with Node 20 on a shared 2-core box under heavy load (load average 6-10, so
@@ -49,6 +50,16 @@ const PIECE_CACHE_MAX_CHARS = 32;
 const PIECE_CACHE_LIMIT = 100_000;
 
 const pieceCache = new Map<string, number>();
+/**
+ * Pre-tokenizer pieces longer than LONG_PIECE_CHARS (UTF-16 units) are merged in slices of
+ * LONG_PIECE_SLICE_CHARS: BPE memory and time grow with the piece (about 40 bytes a byte), so a
+ * 200 MB run of letters without a space or a punctuation change would need gigabytes and kill
+ * the process. A merge never spans more than a token's length, so slicing moves the count by at
+ * most a token or two per slice. Such runs are pathological (prose, code and base64 split into
+ * short pieces), and usually repeat, so a slice equal to the one before is not merged again.
+ */
+export const LONG_PIECE_CHARS = 1 << 16;
+export const LONG_PIECE_SLICE_CHARS = 1 << 12;
 
 /** Creates a token counter: o200k_base, calibrated for `model` unless `calibration` is given. */
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
@@ -102,7 +113,7 @@ function countRaw(text: string, stopAbove: number, scale: (raw: number) => numbe
     const cacheable = piece.length <= PIECE_CACHE_MAX_CHARS;
     let tokens = cacheable ? pieceCache.get(piece) : undefined;
     if (tokens === undefined) {
-      tokens = countPiece(piece);
+      tokens = piece.length > LONG_PIECE_CHARS ? countLongPiece(piece, countPiece) : countPiece(piece);
       if (cacheable) {
         if (pieceCache.size >= PIECE_CACHE_LIMIT) pieceCache.clear();
         pieceCache.set(piece, tokens);
@@ -112,6 +123,26 @@ function countRaw(text: string, stopAbove: number, scale: (raw: number) => numbe
     if (checkLimit && scale(total) > stopAbove) break;
   }
   splitRegex.lastIndex = 0;
+  return total;
+}
+
+/** Counts a piece slice by slice (see LONG_PIECE_SLICE_CHARS), never cutting a surrogate pair. */
+function countLongPiece(piece: string, countPiece: (piece: string) => number): number {
+  let total = 0;
+  let previous = '';
+  let previousTokens = 0;
+  for (let start = 0; start < piece.length; ) {
+    let end = Math.min(piece.length, start + LONG_PIECE_SLICE_CHARS);
+    const c = piece.charCodeAt(end - 1);
+    if (end < piece.length && c >= 0xd800 && c <= 0xdbff) end--;
+    const slice = piece.slice(start, end);
+    if (slice !== previous) {
+      previous = slice;
+      previousTokens = countPiece(slice);
+    }
+    total += previousTokens;
+    start = end;
+  }
   return total;
 }
 

@@ -116,6 +116,20 @@ describe('validation', () => {
     expect(budget.json().error.message).toContain('body.budget');
   });
 
+  it('415 for a body sent as another media type; JSON with a charset is read', async () => {
+    const body = JSON.stringify({ text: 'what is on my list?' });
+    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
+      const r = await api.call('POST', '/v1/users/alice/context', { key: keys.alice, rawBody: JSON.stringify({ query: 'x' }), headers: { 'content-type': type } });
+      expect(r.status, type).toBe(415);
+      expect(r.json().error.code).toBe('E_MEDIA_TYPE');
+      expect(r.json().error.message).toContain(type);
+    }
+    const charset = await api.call('POST', '/v1/users/alice/context', { key: keys.alice, rawBody: JSON.stringify({ query: 'x' }), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(charset.status).toBe(200);
+    const plain = await api.call('POST', '/v1/users/alice/messages', { key: keys.alice, rawBody: body, headers: { 'content-type': 'text/plain' } });
+    expect(plain.status).toBe(415);
+  });
+
   it('413 for a body over 1 MiB, announced or streamed', async () => {
     const big = JSON.stringify({ text: 'x'.repeat(1024 * 1024) });
     const announced = await api.call('POST', '/v1/users/alice/messages', { key: keys.alice, rawBody: big, headers: { 'content-type': 'application/json' } });

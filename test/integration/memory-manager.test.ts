@@ -179,11 +179,37 @@ describe('a message sent with an id (idempotent retries)', () => {
       (e: unknown) => ({ ok: false as const, e }),
     );
     const results = await Promise.all([send(), send(), send()]);
-    // one applies it; the others are refused, or answer it without applying it (resumed)
+    // one applies it; the others, arriving while it is processed, are refused (README: 409 too)
     const done = results.flatMap((x) => (x.ok ? [x.r] : []));
-    expect(done.filter((r) => !r.resumed).map((r) => r.applied.length)).toEqual([1]);
-    for (const r of done.filter((d) => d.resumed)) expect(r.applied).toEqual([]);
-    for (const x of results) if (!x.ok) expect(CtxvmError.is(x.e) && x.e.code).toBe('E_CONFLICT');
+    expect(done.map((r) => [r.resumed, r.applied.length])).toEqual([[false, 1]]);
+    const refused = results.flatMap((x) => (x.ok ? [] : [x.e]));
+    expect(refused).toHaveLength(2);
+    for (const e of refused) {
+      expect(CtxvmError.is(e) && e.code).toBe('E_CONFLICT');
+      expect((e as CtxvmError).details).toMatchObject({ id: 'same', response: null });
+    }
+    expect(await manager.user(u).listTasks()).toHaveLength(1);
+    expect(await manager.user(u).countTurns()).toBe(2);
+  });
+
+  it('refuses a repeat that arrives while the first waits for its reply', async () => {
+    const u = 'lena';
+    const text = 'remind me to water the plants on sunday';
+    let release!: () => void;
+    let called!: () => void;
+    const calledNow = new Promise<void>((r) => (called = r));
+    const slow = async () => {
+      called();
+      await new Promise<void>((r) => (release = r));
+      return 'noted: plants on sunday';
+    };
+    const first = manager.processMessage({ userId: u, text, now: at(9), id: 'slow-1' }, slow);
+    await calledNow; // the message is stored with its task; the reply is pending
+    const repeat = await manager.processMessage({ userId: u, text, now: at(9), id: 'slow-1' }).catch((e: unknown) => e);
+    expect(CtxvmError.is(repeat) && repeat.code).toBe('E_CONFLICT');
+    expect((repeat as CtxvmError).details).toMatchObject({ id: 'slow-1', response: null });
+    release();
+    expect((await first).response).toBe('noted: plants on sunday');
     expect(await manager.user(u).listTasks()).toHaveLength(1);
     expect(await manager.user(u).countTurns()).toBe(2);
   });

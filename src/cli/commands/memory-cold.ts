@@ -12,6 +12,7 @@ import type { CommandContext } from '../io.js';
 import { formatBytes, formatInt } from '../format.js';
 import { requireUser, positiveInt } from '../memory-options.js';
 import { withJson } from '../command-kit.js';
+import { resolveOutputTarget } from '../output-path.js';
 
 /** The warm store of the configuration, opened alone (no hot tier, no archive). */
 async function openWarmStore(ctx: CommandContext): Promise<SqlMemoryStore> {
@@ -31,6 +32,8 @@ export function registerMemoryCold(memory: Command, ctx: CommandContext): void {
     .option('-o, --output <file>', 'file to write (atomically; default: standard output)')
     .action(async (opts: { user: string; output?: string; json?: boolean }) => {
       const userId = requireUser(opts.user);
+      const target = opts.output === undefined ? undefined : await resolveOutputTarget(ctx.io.cwd, opts.output);
+      if (target?.kind === 'stdout') delete opts.output;
       if (opts.json && opts.output === undefined) throw new UsageError('--json needs -o FILE: without it the export itself is printed on stdout');
       const [{ readPortableMemory }, { portableLines }, { JsonlWriter }] = await Promise.all([
         import('../../memory/store/portable-export.js'),
@@ -52,7 +55,7 @@ export function registerMemoryCold(memory: Command, ctx: CommandContext): void {
         if (records.length === 0) ctx.note(`note: user ${JSON.stringify(userId)} has no memory; wrote only the header`);
         return;
       }
-      const file = resolve(ctx.io.cwd, opts.output);
+      const file = target?.kind === 'file' ? target.path : resolve(ctx.io.cwd, opts.output);
       const writer = await JsonlWriter.open(file);
       for (const line of lines) await writer.writeRaw(`${line}\n`);
       await writer.close();

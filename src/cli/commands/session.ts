@@ -15,6 +15,7 @@ import { createProgress } from '../progress.js';
 import { ExitCode, withJson } from '../command-kit.js';
 import { formatBytes, formatCost, formatInt, formatPercent, formatReduction, formatSaving, table } from '../format.js';
 import { registerSessionEconomics } from './session-economics.js';
+import { resolveOutputTarget, writeToTarget } from '../output-path.js';
 
 function intOption(name: string) {
   return (value: string) => {
@@ -75,7 +76,7 @@ export function registerSession(program: Command, ctx: CommandContext): void {
   withJson(session.command('trim'))
     .description('page bulky payloads out behind stubs; user and assistant text stay verbatim; restorable byte for byte')
     .argument('<in>', 'session file (.jsonl)')
-    .requiredOption('-o, --output <out>', 'where to write the trimmed session (atomically; the input is never modified)')
+    .requiredOption('-o, --output <out>', 'where to write the trimmed session (a regular file, written atomically, or - for standard output; the input is never modified)')
     .option('--threshold <tokens>', 'page out tool results above this many tokens (default 200)', intOption('--threshold'))
     .option('--keep-turns <n>', 'leave the last N model round trips untouched (default 1)', intOption('--keep-turns'))
     .option('--keep-thinking', 'keep the thinking blocks of earlier turns (default: paged out)')
@@ -87,11 +88,13 @@ export function registerSession(program: Command, ctx: CommandContext): void {
     .addOption(new Option('--no-images').hideHelp())
     .action(async (input: string, opts: TrimFlags & { output: string; json?: boolean; threshold?: number; keepTurns?: number }) => {
       const keep = keepFlags(opts, (m) => ctx.note(`ctxvm: warning: ${m}`));
+      const target = await resolveOutputTarget(ctx.io.cwd, opts.output);
+      if (target.kind === 'stdout' && opts.json) throw new UsageError('--json needs -o FILE: with -o - the trimmed session itself is printed on stdout');
       const progress = createProgress(ctx.io.stderr, { label: 'trim', total: 0 });
       const { trimSession } = await engine();
-      const report = await trimSession({
+      const report = await writeToTarget(target, join(ctx.config().home, 'tmp'), ctx.io.stdout, async (output) => trimSession({
         input: resolve(ctx.io.cwd, input),
-        output: resolve(ctx.io.cwd, opts.output),
+        output,
         store: await store(),
         policy: {
           ...(opts.threshold !== undefined ? { toolResultTokens: opts.threshold, toolInputTokens: opts.threshold } : {}),
@@ -101,10 +104,10 @@ export function registerSession(program: Command, ctx: CommandContext): void {
           images: !keep.images,
         },
         onProgress: (done) => progress.update(done),
-      });
+      }));
       progress.done();
       if (opts.json) return ctx.printJson(report);
-      ctx.print(
+      (target.kind === 'stdout' ? ctx.note : ctx.print)(
         [
           `trimmed ${input} → ${opts.output}`,
           `  tokens  ${formatInt(report.input.tokens ?? 0)} → ${formatInt(report.output.tokens ?? 0)}  (−${formatPercent(report.reduction ?? 0)}, ${report.tokenizer})`,
@@ -174,14 +177,17 @@ export function registerSession(program: Command, ctx: CommandContext): void {
   withJson(session.command('restore'))
     .description('rebuild the original session byte for byte from a trimmed one and the object store')
     .argument('<trimmed>', 'trimmed session file')
-    .requiredOption('-o, --output <out>', 'where to write the original (atomically)')
+    .requiredOption('-o, --output <out>', 'where to write the original (a regular file, written atomically, or - for standard output)')
     .action(async (input: string, opts: { output: string; json?: boolean }) => {
+      const target = await resolveOutputTarget(ctx.io.cwd, opts.output);
+      if (target.kind === 'stdout' && opts.json) throw new UsageError('--json needs -o FILE: with -o - the restored session itself is printed on stdout');
       const { restoreSession } = await engine();
-      const r = await restoreSession({ input: resolve(ctx.io.cwd, input), output: resolve(ctx.io.cwd, opts.output), store: await store(), scratchDir: join(ctx.config().home, 'tmp') });
+      const scratchDir = join(ctx.config().home, 'tmp');
+      const r = await writeToTarget(target, scratchDir, ctx.io.stdout, async (output) => restoreSession({ input: resolve(ctx.io.cwd, input), output, store: await store(), scratchDir }));
       // annotations of builds before digests: restored, but nothing vouched for those bytes
       if (r.unverified > 0) ctx.io.stderr.write(`ctxvm: warning: ${r.unverified} part(s) of ${input} carry no digest (trimmed by an earlier ctxvm); restored without checking them\n`);
       if (opts.json) return ctx.printJson({ output: opts.output, ...r });
-      ctx.print(`restored ${opts.output}: ${r.restoredLines} lines back from the store${r.levels > 1 ? ` (${r.levels} nested trims undone)` : ''}, ${formatBytes(r.bytes)}`);
+      (target.kind === 'stdout' ? ctx.note : ctx.print)(`restored ${opts.output}: ${r.restoredLines} lines back from the store${r.levels > 1 ? ` (${r.levels} nested trims undone)` : ''}, ${formatBytes(r.bytes)}`);
     });
 
   withJson(session.command('page-in'))

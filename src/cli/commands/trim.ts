@@ -1,5 +1,6 @@
 /** `ctxvm trim`: snapshot a session and start a trimmed branch of it, in one step. */
 import type { Command } from 'commander';
+import { CtxvmError } from '../../errors.js';
 import type { AgentKind } from '../../session/context-model.js';
 import { agentOption, resolveSession, shortId, withDagServices } from '../dag-services.js';
 import type { CommandContext } from '../io.js';
@@ -16,25 +17,37 @@ export function registerTrim(program: Command, ctx: CommandContext): void {
     .option('--name <name>', 'name of the snapshot (default <session id prefix>-<UTC time>); the branch is <name>-trimmed')
     .option('--at <uuid|turn>', 'also cut the branch after this message uuid or turn number')
     .action(async (opts: { json?: boolean; latest?: boolean; session?: string; agent?: AgentKind; name?: string; at?: string }) => {
-      const [{ createSnapshot }, { branchFromSnapshot }, { generatedSnapshotName }] = await Promise.all([
+      const [{ createSnapshot }, { branchFromSnapshot }, { freeSnapshotName, generatedSnapshotName }] = await Promise.all([
         import('../../session/dag/snapshot.js'),
         import('../../session/dag/branch-snapshot.js'),
         import('../../session/dag/record-branch.js'),
       ]);
       const r = await withDagServices(ctx, async (s) => {
         const session = await resolveSession(ctx, s, opts.session, opts.latest === true, opts.agent);
-        const name = opts.name ?? generatedSnapshotName(session.id, Date.now());
-        const progress = createProgress(ctx.io.stderr, { label: `snapshot ${name}`, total: 0 });
-        const snap = await createSnapshot({
-          catalog: s.catalog,
-          store: s.store,
-          source: { agent: session.agent, sessionId: session.id, path: session.path, project: session.project, ...(session.siblingFiles ? { siblingFiles: session.siblingFiles } : {}) },
-          name,
-          tags: ['trim'],
-          onProgress: (done) => progress.update(done),
-          // published with the branch, never alone (a killed trim leaves a pending row gc clears)
-          deferCommit: true,
-        });
+        const progress = createProgress(ctx.io.stderr, { label: 'snapshot', total: 0 });
+        const snapshotAs = (name: string) =>
+          createSnapshot({
+            catalog: s.catalog,
+            store: s.store,
+            source: { agent: session.agent, sessionId: session.id, path: session.path, project: session.project, ...(session.siblingFiles ? { siblingFiles: session.siblingFiles } : {}) },
+            name,
+            tags: ['trim'],
+            onProgress: (done) => progress.update(done),
+            // published with the branch, never alone (a killed trim leaves a pending row gc clears)
+            deferCommit: true,
+          });
+        // A generated name that another `ctxvm trim` of the session took in the same second (it
+        // commits first) is retried with the next free suffix; a name given with --name is not.
+        let snap;
+        for (let attempt = 1; ; attempt++) {
+          const name = opts.name ?? (await freeSnapshotName(s.catalog, generatedSnapshotName(session.id, Date.now()), ['-trimmed']));
+          try {
+            snap = await snapshotAs(name);
+            break;
+          } catch (error) {
+            if (opts.name !== undefined || attempt >= 5 || !(CtxvmError.is(error) && error.code === 'E_EXISTS')) throw error;
+          }
+        }
         progress.done();
         try {
           const branch = await branchFromSnapshot({
@@ -43,7 +56,7 @@ export function registerTrim(program: Command, ctx: CommandContext): void {
             snapshot: snap.id,
             unpublished: snap.record,
             beforeEdge: snap.commit!,
-            name: `${name}-trimmed`,
+            name: `${snap.name}-trimmed`,
             ...(opts.at !== undefined ? { at: opts.at } : {}),
             claudeConfigDir: s.config.claudeConfigDir,
             codexHome: s.config.codexHome,

@@ -10,7 +10,7 @@
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NotFoundError } from '../../errors.js';
+import { CtxvmError, NotFoundError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import type { TokenCounter } from '../../text/tokens.js';
 import { prepareBranch, type BranchResult } from '../branch/branch.js';
@@ -110,7 +110,24 @@ export async function branchFromSnapshot(options: BranchFromSnapshotOptions): Pr
     await options.beforeEdge?.();
     const branch = await recordBranchEdge(catalog, { name: options.name, snapshotId: snapshot.id, result, ...(options.at !== undefined ? { at: options.at } : {}), createdAtMs: now() });
     return { ...result, branch, snapshot: { id: snapshot.id, name: snapshot.name } };
+  } catch (error) {
+    throw namingTheSource(error, dir, snapshot);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * An error about the snapshot's copy in the scratch folder names the session it was captured
+ * from instead: that folder is gone when the user reads the message.
+ */
+function namingTheSource(error: unknown, dir: string, snapshot: SnapshotRecord): unknown {
+  if (!CtxvmError.is(error) || !error.message.includes(dir)) return error;
+  const named = `${snapshot.sourcePath} (as captured in snapshot ${snapshot.name})`;
+  // each mention of a file in the folder: the folder, then the file's path up to a ':' or a space
+  const message = error.message
+    .split(dir)
+    .map((part, i) => (i === 0 ? part : named + part.replace(/^[^:\s]*/, '')))
+    .join('');
+  return new CtxvmError(error.code, message, { cause: error, ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
 }

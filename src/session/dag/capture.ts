@@ -105,12 +105,17 @@ export async function captureBytes(options: Omit<CaptureFileOptions, 'path'>, so
   let tail: Buffer[] = [];
   let tailBytes = 0;
   let droppedTailBytes = 0;
+  // The bytes after the last newline are held back only when an incomplete last line may be
+  // dropped; otherwise (an import) they stream on, so a member without newlines is not held whole.
+  const dropIncomplete = options.dropIncompleteTail ?? options.relativePath.endsWith('.jsonl');
   try {
     for await (const block of source.blocks) {
       if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
       read += block.length;
       const nl = block.lastIndexOf(LF);
-      if (nl === -1) {
+      if (!dropIncomplete) {
+        await emit(block);
+      } else if (nl === -1) {
         tail.push(block);
         tailBytes += block.length;
       } else {
@@ -123,8 +128,7 @@ export async function captureBytes(options: Omit<CaptureFileOptions, 'path'>, so
     }
     if (tailBytes > 0) {
       const last = Buffer.concat(tail, tailBytes);
-      const dropIncomplete = options.dropIncompleteTail ?? options.relativePath.endsWith('.jsonl');
-      if (!dropIncomplete || isCompleteLine(last)) await emit(last);
+      if (isCompleteLine(last)) await emit(last);
       else droppedTailBytes = tailBytes;
     }
     const rest = encoder.end();

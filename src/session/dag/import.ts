@@ -85,6 +85,29 @@ async function* mapLines(blocks: AsyncIterable<Buffer>, map: (line: Buffer) => B
   if (carry.length) yield map(Buffer.concat(carry));
 }
 
+/**
+ * Most bytes an archive may declare in all (the sum of its manifest's file sizes): what a session
+ * reaches is a few hundred MiB, and reading is bounded in time by this, not by what a hostile
+ * manifest claims.
+ */
+export const MAX_IMPORT_BYTES = 16 * 1024 ** 3;
+/**
+ * Largest expansion accepted from a gzip archive, decompressed bytes per compressed byte. Session
+ * JSONL compresses 3-15x (base64 images far less); a stream that expands more is a decompression
+ * bomb (zeros compress about 1000x). Checked once `RATIO_FLOOR_BYTES` have come out, so a small
+ * archive of repetitive text is not refused.
+ */
+export const MAX_GZIP_RATIO = 100;
+const RATIO_FLOOR_BYTES = 16 * 1024 * 1024;
+
+/** Counts the bytes a stream passes through. */
+async function* counted(source: AsyncIterable<Buffer>, add: (n: number) => void): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    add(chunk.length);
+    yield chunk;
+  }
+}
+
 /** Options of `importSnapshot`. */
 export interface ImportOptions extends Omit<SnapshotWriteOptions, 'name'> {
   /** The archive to read. */
@@ -93,6 +116,10 @@ export interface ImportOptions extends Omit<SnapshotWriteOptions, 'name'> {
   name?: string;
   /** New project directory (absolute): `cwd` fields and the recorded project are remapped to it. */
   cwd?: string;
+  /** Most bytes the archive may declare (default `MAX_IMPORT_BYTES`). */
+  maxBytes?: number;
+  /** Largest gzip expansion accepted (default `MAX_GZIP_RATIO`). */
+  maxRatio?: number;
 }
 
 /** What `importSnapshot` did. */
@@ -121,18 +148,38 @@ export async function importSnapshot(options: ImportOptions): Promise<ImportResu
   }
   const raw = createReadStream(archive, { highWaterMark: 1 << 20 });
   const gunzip = head[0] === 0x1f && head[1] === 0x8b;
-  const stream: AsyncIterable<Buffer> = gunzip ? raw.pipe(createGunzip()) : raw;
+  const maxRatio = options.maxRatio ?? MAX_GZIP_RATIO;
+  let compressed = 0;
+  let expanded = 0;
+  const checkRatio = (n: number) => {
+    expanded += n;
+    if (expanded > RATIO_FLOOR_BYTES && expanded > compressed * maxRatio) {
+      throw archiveError(
+        archive,
+        `the gzip stream expands more than ${maxRatio}:1 (${expanded} bytes from ${compressed}): a decompression bomb, not a session export`,
+        'a ctxvm export compresses far less than that; nothing was imported',
+      );
+    }
+  };
+  const stream: AsyncIterable<Buffer> = gunzip ? counted(raw.pipe(createGunzip({ chunkSize: 64 * 1024 })), checkRatio) : raw;
+  if (gunzip) raw.on('data', (chunk) => (compressed += chunk.length));
   raw.on('error', () => {}); // surfaced through the iteration below
   const members = readTar(stream, archive)[Symbol.asyncIterator]();
   try {
     const first = await members.next();
     if (first.done) throw archiveError(archive, 'the archive is empty');
     const entry = first.value;
-    if (entry.path !== EXPORT_MANIFEST_MEMBER || entry.type !== 'file') throw archiveError(archive, `the first member must be ${EXPORT_MANIFEST_MEMBER}, found ${JSON.stringify(entry.path)}`);
+    if (entry.path !== EXPORT_MANIFEST_MEMBER) throw archiveError(archive, `the first member must be ${EXPORT_MANIFEST_MEMBER}, found ${JSON.stringify(entry.path)}`);
+    if (entry.type !== 'file') {
+      throw archiveError(archive, `${EXPORT_MANIFEST_MEMBER} is ${TYPE_WORDS[entry.type] ?? entry.type}${entry.linkTarget ? ` (to ${JSON.stringify(entry.linkTarget)})` : ''}, not a regular file`);
+    }
     if (entry.size > MAX_EXPORT_MANIFEST_BYTES) throw archiveError(archive, `${EXPORT_MANIFEST_MEMBER} is ${entry.size} bytes, more than the ${MAX_EXPORT_MANIFEST_BYTES} allowed`);
     const parts: Buffer[] = [];
     for await (const piece of entry.body) parts.push(piece);
     const exported = parseExportManifest(Buffer.concat(parts), archive);
+    const maxBytes = options.maxBytes ?? MAX_IMPORT_BYTES;
+    const declared = exported.files.reduce((n, f) => n + f.bytes, 0);
+    if (declared > maxBytes) throw archiveError(archive, `the manifest declares ${declared} bytes of session files, more than the ${maxBytes} an import accepts`);
     const from = exported.snapshot.project;
     const to = options.cwd;
     const remap = from !== null && to !== undefined && to !== from ? { from, to } : undefined;

@@ -237,28 +237,3 @@ export async function probeSessionFile(path: string, options: ProbeOptions): Pro
   }
 }
 
-/** Tells a Codex rollout from a Claude Code transcript by the shape of its first JSON line. */
-export function agentOfLine(line: Json): AgentKind {
-  return 'payload' in line && typeof line.type === 'string' && ('timestamp' in line || line.type === 'session_meta') ? 'codex' : 'claude';
-}
-
-/** Detects the agent of a file by its first parseable line (undefined for an empty file). */
-export async function detectFileAgent(path: string): Promise<AgentKind | undefined> {
-  const handle = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    for (const raw of buf.subarray(0, bytesRead).toString('utf8').split('\n')) {
-      if (!raw.trim()) continue;
-      try {
-        const v = JSON.parse(raw) as unknown;
-        if (v && typeof v === 'object' && !Array.isArray(v)) return agentOfLine(v as Json);
-      } catch {
-        // an unterminated or bad first line: try the next
-      }
-    }
-    return undefined;
-  } finally {
-    await handle.close();
-  }
-}

@@ -8,7 +8,8 @@ import { NotFoundError, UsageError } from '../../errors.js';
 import type { AgentKind } from '../context-model.js';
 import { sessionIdOf, type DiscoveredSession } from './discover.js';
 import { encodeClaudeProjectDir } from '../branch/paths.js';
-import { detectFileAgent, probeSessionFile } from './probe.js';
+import { probeSessionFile } from './probe.js';
+import { detectSessionAgent } from '../detect-agent.js';
 
 // One definition of Claude Code's folder naming (with its long-name hash) for discovery and branches.
 export { encodeClaudeProjectDir } from '../branch/paths.js';
@@ -52,8 +53,7 @@ async function sessionFromFile(path: string): Promise<DiscoveredSession> {
     throw new NotFoundError(`${path}: no such session file`, { cause });
   });
   if (!info.isFile()) throw new UsageError(`${path}: not a file`, { hint: 'pass a session .jsonl file' });
-  const agent = await detectFileAgent(path);
-  if (!agent) throw new UsageError(`${path}: empty file, not a session`, { hint: 'pass a Claude Code .jsonl transcript or a Codex rollout-*.jsonl' });
+  const agent = await detectSessionAgent(path);
   const probe = await probeSessionFile(path, { agent, size: info.size });
   const v = probe.view;
   const id = agent === 'claude' && v.sessionId && basename(path, '.jsonl') !== v.sessionId ? v.sessionId : sessionIdOf({ agent, path, sessionId: v.sessionId ?? null });

@@ -54,7 +54,9 @@ export function resolvePointer(value: unknown, pointer: string): unknown {
   let cur: unknown = value;
   for (const raw of pointer.split('/').slice(1)) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (cur === null || typeof cur !== 'object') return undefined;
+    // own properties only (`__proto__` or `constructor` must not reach Object.prototype), and of an array only its indexes
+    if (cur === null || typeof cur !== 'object' || !Object.prototype.hasOwnProperty.call(cur, key)) return undefined;
+    if (Array.isArray(cur) && !/^(0|[1-9][0-9]*)$/.test(key)) return undefined;
     cur = (cur as Record<string, unknown>)[key];
   }
   return cur;
