@@ -7,6 +7,7 @@
 import type { TrimPolicy } from '../trim/policy.js';
 import type { CodexIndex, CodexLineMeta } from './scan.js';
 import { isCallType, isModelOutput, isOutputType, outputTypeFor } from './types.js';
+import { roundTripAge, splitTail } from '../trim/turn-age.js';
 
 export type CodexRemovalReason = 'before-compaction' | 'orphan-output' | 'reasoning' | 'event' | 'ghost-snapshot';
 
@@ -110,23 +111,12 @@ function protectedStart(lines: CodexLineMeta[], start: number, keepLastTurns: nu
     if (out && !prevWasOutput) runStarts.push(m.line);
     prevWasOutput = out;
   }
-  if (keepLastTurns <= 0 || runStarts.length === 0) return { from: Number.POSITIVE_INFINITY, turnStarts: runStarts };
-  const k = Math.min(keepLastTurns, runStarts.length);
-  return { from: runStarts[runStarts.length - k]!, turnStarts: runStarts.slice(0, runStarts.length - k) };
+  return splitTail(runStarts, keepLastTurns);
 }
 
 /** Round trips between a line and the protected tail: 0 for the last one before it, -1 inside it. */
 export function codexAgeOfLine(plan: Pick<CodexTrimPlan, 'protectedFromLine' | 'turnStarts'>, line: number): number {
-  if (line >= plan.protectedFromLine) return -1;
-  const starts = plan.turnStarts;
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (starts[mid]! > line) hi = mid;
-    else lo = mid + 1;
-  }
-  return Math.max(0, starts.length - lo - 1);
+  return roundTripAge(plan, line);
 }
 
 export function planCodexTrim(index: CodexIndex, policy: TrimPolicy): CodexTrimPlan {

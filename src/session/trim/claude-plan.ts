@@ -9,6 +9,7 @@ import type { ClaudeIndex, LineMeta } from '../claude/scan.js';
 import type { TrimPolicy } from './policy.js';
 import { resolvePreserved, selectClaudeChain } from '../claude/chain.js';
 import type { FoldedLines } from './claude-index.js';
+import { roundTripAge, splitTail } from './turn-age.js';
 
 export type RemovalReason = 'before-compaction' | 'metadata' | 'thinking';
 
@@ -84,9 +85,7 @@ function protectedStart(lines: LineMeta[], start: number, keepLastTurns: number)
     if (id !== lastId) firstLineOfMessage.push(m.line);
     lastId = id;
   }
-  if (keepLastTurns <= 0 || firstLineOfMessage.length === 0) return { from: Number.POSITIVE_INFINITY, turnStarts: firstLineOfMessage };
-  const k = Math.min(keepLastTurns, firstLineOfMessage.length);
-  return { from: firstLineOfMessage[firstLineOfMessage.length - k]!, turnStarts: firstLineOfMessage.slice(0, firstLineOfMessage.length - k) };
+  return splitTail(firstLineOfMessage, keepLastTurns);
 }
 
 /**
@@ -95,17 +94,7 @@ function protectedStart(lines: LineMeta[], start: number, keepLastTurns: number)
  * message that starts at or before it).
  */
 export function ageOfLine(plan: Pick<ClaudeTrimPlan, 'protectedFromLine' | 'turnStarts'>, line: number): number {
-  if (line >= plan.protectedFromLine) return -1;
-  const starts = plan.turnStarts;
-  // assistant messages starting after `line` (binary search for the first start > line)
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (starts[mid]! > line) hi = mid;
-    else lo = mid + 1;
-  }
-  return Math.max(0, starts.length - lo - 1);
+  return roundTripAge(plan, line);
 }
 
 /** The plan for lines pass 1 folds as it reads them: all removed but summaries, relinked by what folding knows. */
