@@ -13,7 +13,7 @@
  * host) is stale and removed; one from another host is trusted for a day.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rm, rmdir, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CtxvmError, ioError } from '../../errors.js';
@@ -116,7 +116,7 @@ export class WriterLease {
 
   async #take(): Promise<void> {
     const dir = join(this.#root, 'leases');
-    await mkdir(dir, { recursive: true });
+    await mkdirRetrying(dir);
     const path = join(dir, `${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}~${process.pid}~${randomBytes(6).toString('hex')}`);
     const owner: LeaseOwner = { pid: process.pid, host: hostname(), startedAtMs: Date.now() };
     let handle;
@@ -127,7 +127,7 @@ export class WriterLease {
       } catch (cause) {
         // another instance removed the empty folder between our mkdir and open
         if (errnoCode(cause) !== 'ENOENT' || attempt >= 5) throw ioError('take a writer lease', path, cause);
-        await mkdir(dir, { recursive: true });
+        await mkdirRetrying(dir);
       }
     }
     try {
@@ -158,8 +158,8 @@ export class WriterLease {
     this.#path = undefined;
     if (!path) return;
     await rm(path, { force: true });
-    // an empty folder costs a block on disk; the next writer creates it again
-    await rmdir(join(this.#root, 'leases')).catch(() => undefined);
+    // the folder stays: removing it raced with other writers creating their leases in it (their
+    // mkdir saw it exist, then it was gone: ENOENT); gc may remove it while it holds the lock
   }
 }
 
@@ -207,5 +207,17 @@ export async function takeGcLock(root: string, waitMs = LOCK_WAIT_MS, name = 'gc
       throw new CtxvmError('E_UNAVAILABLE', `another gc (pid ${holder.pid} on ${holder.host}) holds ${path}`, { hint: 'wait for it to finish and run gc again' });
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** `mkdir -p` that retries the ENOENT a folder removed while it is being made gives. */
+async function mkdirRetrying(dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await mkdir(dir, { recursive: true });
+      return;
+    } catch (cause) {
+      if (errnoCode(cause) !== 'ENOENT' || attempt >= 5) throw ioError('create', dir, cause);
+    }
   }
 }
