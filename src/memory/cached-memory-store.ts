@@ -32,10 +32,11 @@ export interface CachedMemoryStoreOptions {
   /** Lifetime of cached values, ms (default 300 000 = 5 minutes). */
   ttlMs?: number;
   /**
-   * How cached values are checked (default `generation` when `hot.shared`, else `warm-version`):
-   * `generation` trusts generation tokens kept in the shared hot tier and costs no warm query on
-   * a hit; `warm-version` checks the warm store's version on every batch, which a private cache
-   * needs to see writes made by other processes.
+   * How cached values are checked (default `warm-version`): `warm-version` checks the warm
+   * store's version on every batch (one primary-key lookup), so a value is never served after a
+   * write the warm store has, even when the writer died between its commit and telling the hot
+   * tier (the fault suite kills writers there); `generation` trusts generation tokens kept in the
+   * shared hot tier and costs no warm query on a hit, for deployments that accept that window.
    */
   consistency?: ReadCacheConsistency;
   /** Where hot-tier failures the cache itself sees are reported, once per outage (default: nowhere). */
@@ -71,7 +72,7 @@ export function isCachedMemoryStore(store: MemoryStore): store is CachedMemorySt
 /** Wraps `options.store` with a read cache in `options.hot`; `close()` closes the warm store, not the cache. */
 export function createCachedMemoryStore(options: CachedMemoryStoreOptions): CachedMemoryStore {
   const { store: warm, hot } = options;
-  const consistency = options.consistency ?? (hot.shared ? 'generation' : 'warm-version');
+  const consistency = options.consistency ?? 'warm-version';
   const cache = createReadCache({
     hot,
     consistency,

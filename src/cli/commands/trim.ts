@@ -37,35 +37,38 @@ export function registerTrim(program: Command, ctx: CommandContext): void {
             deferCommit: true,
           });
         // A generated name that another `ctxvm trim` of the session took in the same second (it
-        // commits first) is retried with the next free suffix; a name given with --name is not.
-        let snap;
+        // published first: the name is checked again when snapshot and branch are published
+        // together) is retried with the next free suffix; a name given with --name is not.
         for (let attempt = 1; ; attempt++) {
           const name = opts.name ?? (await freeSnapshotName(s.catalog, generatedSnapshotName(session.id, Date.now()), ['-trimmed']));
+          const retry = (error: unknown) => opts.name === undefined && attempt < 5 && CtxvmError.is(error) && error.code === 'E_EXISTS';
+          let snap;
           try {
             snap = await snapshotAs(name);
-            break;
           } catch (error) {
-            if (opts.name !== undefined || attempt >= 5 || !(CtxvmError.is(error) && error.code === 'E_EXISTS')) throw error;
+            if (retry(error)) continue;
+            throw error;
           }
-        }
-        progress.done();
-        try {
-          const branch = await branchFromSnapshot({
-            catalog: s.catalog,
-            store: s.store,
-            snapshot: snap.id,
-            unpublished: snap.record,
-            beforeEdge: snap.commit!,
-            name: `${snap.name}-trimmed`,
-            ...(opts.at !== undefined ? { at: opts.at } : {}),
-            claudeConfigDir: s.config.claudeConfigDir,
-            codexHome: s.config.codexHome,
-            scratchDir: s.scratchDir,
-          });
-          return { snap, branch };
-        } catch (error) {
-          if (!(await s.catalog.findSnapshot(snap.id))) await snap.abandon!();
-          throw error;
+          progress.done();
+          try {
+            const branch = await branchFromSnapshot({
+              catalog: s.catalog,
+              store: s.store,
+              snapshot: snap.id,
+              unpublished: snap.record,
+              beforeEdge: snap.commit!,
+              name: `${snap.name}-trimmed`,
+              ...(opts.at !== undefined ? { at: opts.at } : {}),
+              claudeConfigDir: s.config.claudeConfigDir,
+              codexHome: s.config.codexHome,
+              scratchDir: s.scratchDir,
+            });
+            return { snap, branch };
+          } catch (error) {
+            if (!(await s.catalog.findSnapshot(snap.id))) await snap.abandon!();
+            if (retry(error)) continue;
+            throw error;
+          }
         }
       });
       for (const w of r.branch.warnings) ctx.note(`note: ${w}`);

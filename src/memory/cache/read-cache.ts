@@ -6,7 +6,7 @@
  * A value is served only while its generation is still current, so what decides freshness is
  * how generations are obtained — the `consistency` mode:
  *
- * - `generation` (default for a shared cache, i.e. Redis): each user has two generation tokens
+ * - `generation` (opt-in for a shared cache, i.e. Redis): each user has two generation tokens
  *   in the hot tier itself, `gen:records` (tasks, projects, decisions, facts) and `gen:all`
  *   (anything, turns included — the `version` entry depends on it). A writer replaces the tokens
  *   after its warm write commits; a reader fetches the tokens in the same `getMany` as the
@@ -18,7 +18,7 @@
  *   older data (restarted from an older snapshot, failed over to a lagging replica) brings old
  *   tokens back with the old values, but the Redis driver reads nothing written to another server
  *   state (../../store/drivers/redis-epoch.ts), so tokens and values start over together.
- * - `warm-version` (default for a private cache, i.e. the in-process LRU): the generations are the
+ * - `warm-version` (the default, for every hot tier): the generations are the
  *   warm store's versions, read with every batch (one primary-key lookup): the memory version for
  *   `all`, and for `records` a version that only record writes bump. Exact even when other
  *   processes write the same database, which a private cache cannot hear about; as in the shared
