@@ -9,8 +9,8 @@
  *   restart from a snapshot). Callers then need `describeWithService('redis', …)`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type Server, type Socket, connect, createServer } from 'node:net';
+import { freePort, waitForPong } from './redis-lab.js';
 import { serviceAddress } from './services.js';
 
 /** A Redis under the test's control. */
@@ -31,35 +31,6 @@ export interface StoppableRedis {
 export function hasRedisServerBinary(): boolean {
   const probe = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
   return probe.status === 0;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Resolves once something on `port` answers PING with PONG, or rejects after `timeoutMs`. */
-async function waitForPong(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port });
-      socket.setTimeout(500, () => socket.destroy());
-      socket.once('connect', () => socket.write('*1\r\n$4\r\nPING\r\n'));
-      socket.once('data', (chunk) => {
-        socket.destroy();
-        resolve(chunk.toString('utf8').startsWith('+PONG'));
-      });
-      socket.once('error', () => resolve(false));
-      socket.once('close', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`redis on port ${port} did not answer PING within ${timeoutMs} ms`);
-    await sleep(50);
-  }
 }
 
 /** A private `redis-server` process on a free port. */

@@ -115,18 +115,9 @@ export async function trimCodexSession(opts: CodexTrimInput, packs: Omit<PageOut
       }
       if (prior) {
         // composed with the earlier trim's annotation; a line nothing happens to stays as it was
-        if (changed || dropped) {
-          annotation = writer.composeDraft(prior, dropped);
-          if (!annotation.o && !annotation.s) {
-            if (changed) {
-              annotation.o = writer.storeOriginal(prior.original!, at);
-              stubPack = at.pack;
-            } else {
-              original = prior.original;
-              value = undefined;
-            }
-          }
-        } else value = undefined;
+        const composed = writer.composeLine(prior, dropped, changed, at);
+        ({ annotation, stubPack, original } = composed);
+        if (!composed.keepValue) value = undefined;
       } else {
         if (changed) {
           annotation = { o: writer.storeOriginal(raw, at) };

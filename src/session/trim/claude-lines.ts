@@ -190,19 +190,10 @@ export class ClaudeLineTrimmer {
       }
       if (prior) {
         // composed with the earlier trim's annotation; a line nothing happens to stays as it was
-        if (changed || dropped) {
-          this.changedLines++;
-          annotation = writer.composeDraft(prior, dropped);
-          if (!annotation.o && !annotation.s) {
-            if (changed) {
-              annotation.o = writer.storeOriginal(prior.original!, at);
-              stubPack = at.pack;
-            } else {
-              original = prior.original;
-              value = undefined;
-            }
-          }
-        } else value = undefined;
+        const composed = writer.composeLine(prior, dropped, changed, at);
+        ({ annotation, stubPack, original } = composed);
+        if (annotation) this.changedLines++;
+        if (!composed.keepValue) value = undefined;
       } else {
         // a line a version 1 annotation names is wrapped whole: restore undoes it level by level
         if (meta.annotated) changed = true;

@@ -203,6 +203,23 @@ export class TrimStreamWriter {
     };
   }
 
+  /**
+   * How a line an earlier trim annotated is written when this trim changed it or removed a run
+   * before it (`keepValue` false: its bytes as they were, nothing to re-serialise). Composed with
+   * the earlier annotation; a changed line whose original the earlier trim did not store gets it
+   * stored now, at `at` (from `nextLocation`, taken before the transform made its stubs).
+   */
+  composeLine(prior: PriorLine, dropped: PagedPart[] | undefined, changed: boolean, at: { pack: PageOutHandle; location: string }): { keepValue: boolean; annotation?: AnnotationDraft; stubPack?: PageOutHandle; original?: LineBytes } {
+    if (!changed && !dropped) return { keepValue: false };
+    const annotation = this.composeDraft(prior, dropped);
+    if (annotation.o || annotation.s) return { keepValue: true, annotation };
+    if (changed) {
+      annotation.o = this.storeOriginal(prior.original!, at);
+      return { keepValue: true, annotation, stubPack: at.pack };
+    }
+    return { keepValue: false, annotation, ...(prior.original ? { original: prior.original } : {}) };
+  }
+
   /** Ends the current run; its parts for a `d`/`t` field, or undefined when it is empty. */
   endRun(): PagedPart[] | undefined {
     if (this.#run.length === 0) return undefined;
