@@ -279,6 +279,15 @@ describe.skipIf(!!skip)('export and import', () => {
     expect(same.json().error.code).toBe('E_EXISTS');
     const kept = await ctxvm('import', out, '--name', 'hill-copy', '--json');
     expect(kept.json()).toMatchObject({ remapped: null, project: '/home/jenkins/Personal_AI_Infrastructure', newObjects: 1 }); // all chunks shared
+    // the printed next step works as written and gives a session the agent lists
+    const next = im.json<{ next: string }>().next;
+    expect(next).toBe('ctxvm branch hill-moved --name hill-moved-imported');
+    const human = await ctxvm('import', out, '--name', 'hill-human');
+    expect(human.stdout).toContain('next: ctxvm branch hill-human --name hill-human-imported');
+    const branched = await ctxvm(...next.split(' ').slice(1), '--json');
+    expect(branched.code, branched.stderr).toBe(0);
+    const listed = (await ctxvm('sessions', '--json')).json<{ id: string }[]>();
+    expect(listed.map((s) => s.id)).toContain(branched.json<{ sessionId: string }>().sessionId);
   });
 });
 

@@ -6,6 +6,11 @@ import { formatBytes } from '../format.js';
 import type { CommandContext } from '../io.js';
 import { withJson } from '../command-kit.js';
 
+/** Quote a snapshot name for a shell line only when it needs it. */
+function quoteArg(s: string): string {
+  return /^[\w.@:\/-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 export function registerImport(program: Command, ctx: CommandContext): void {
   withJson(program.command('import'))
     .description('import a snapshot archive (checksums verified; links, absolute paths and .. refused)')
@@ -23,14 +28,17 @@ export function registerImport(program: Command, ctx: CommandContext): void {
           ...(opts.name !== undefined ? { name: opts.name } : {}),
         }),
       );
+      // an import makes a snapshot, not a session the agent lists: the next step is a branch
+      const next = `ctxvm branch ${quoteArg(r.name)} --name ${quoteArg(`${r.name}-imported`)}`;
       if (opts.json) {
         const { record, ...rest } = r;
-        return ctx.printJson({ ...rest, agent: record.agent, sessionId: record.sessionId, project: record.project });
+        return ctx.printJson({ ...rest, agent: record.agent, sessionId: record.sessionId, project: record.project, next });
       }
       ctx.print(
         [
           `imported ${r.name} (${shortId(r.id)}): ${r.record.agent} session ${r.record.sessionId}, ${r.files} file(s), ${formatBytes(r.bytes)}`,
           r.remapped ? `  project remapped ${r.remapped.from} -> ${r.remapped.to} (${r.remapped.lines} line(s))` : `  project ${r.record.project ?? 'unknown'}`,
+          `next: ${next}   (writes a session ${r.record.agent === 'codex' ? 'Codex' : 'Claude Code'} can resume; \`ctxvm sessions\` lists it then)`,
         ].join('\n'),
       );
     });
