@@ -9,6 +9,9 @@ import type { ContextLayer } from '../memory/context.js';
 /** The seed scenario of the Step 4 issue. */
 export const MEMORY_DEMO_MESSAGES = ['记得下午三点要开项目评审会。', '另外，下班前需要把周报发给我。', '下午后还有啥要做到？', '把写周报标记为完成'] as const;
 
+/** The seed scenario's question (what is left to do), which changes no memory. */
+export const MEMORY_DEMO_QUESTION = MEMORY_DEMO_MESSAGES[2];
+
 /** One turn of the memory demo. */
 export interface MemoryDemoTurn {
   message: string;

@@ -20,6 +20,11 @@ export interface ServeDemoOptions {
   version: string;
   /** Folder of the built console (default: this package's dist/console/). */
   consoleDir?: string;
+  /**
+   * A message the server answers once over its own HTTP API before it is handed over, so the
+   * console's metrics view (which counts since the server started) shows a served message.
+   */
+  firstMessage?: { userId: string; text: string; now: number };
 }
 
 /** A running demo server. */
@@ -57,6 +62,10 @@ export async function serveDemo(options: ServeDemoOptions): Promise<DemoServer> 
     const { key } = await services.keys.create({ admin: true, label: 'ctxvm demo --serve' });
     const { app } = createHttpApp(services, { version: options.version, ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}) });
     const server = await listen(app, { host: '127.0.0.1', port: options.port });
+    if (options.firstMessage) await postFirstMessage(server.url, key, options.firstMessage).catch(async (error: unknown) => {
+      await server.close(2_000);
+      throw error;
+    });
     return {
       url: server.url,
       console: `${server.url}/console/#key=${key}`,
@@ -70,4 +79,15 @@ export async function serveDemo(options: ServeDemoOptions): Promise<DemoServer> 
     await services.close();
     throw error;
   }
+}
+
+/** POSTs `message` through the served API, as the console or a client would. */
+async function postFirstMessage(url: string, key: string, message: { userId: string; text: string; now: number }): Promise<void> {
+  const response = await fetch(`${url}/v1/users/${encodeURIComponent(message.userId)}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: message.text, now: message.now }),
+  });
+  if (!response.ok) throw new Error(`the demo server answered its first message with HTTP ${response.status}`);
+  await response.arrayBuffer();
 }

@@ -64,7 +64,12 @@ describe('ctxvm demo --serve', () => {
       // the snapshots' tokens were computed before serving
       const demoNode = tree.nodes.find((n: { name: string }) => n.name === 'demo');
       expect(demoNode.tokens).toBe(demoDoc.sessions.analyze.tokens);
-      expect((await get('/v1/users')).users).toEqual([expect.objectContaining({ user: 'demo-user', turns: 8, tasks: 2 })]);
+      // the tour's 4 messages and their replies, and the question the server answered once itself
+      expect((await get('/v1/users')).users).toEqual([expect.objectContaining({ user: 'demo-user', turns: 10, tasks: 2 })]);
+      const metrics = await get('/v1/metrics');
+      expect(metrics.stages.total.count).toBe(1);
+      expect(metrics.extractions).toEqual({ query_tasks: 1 });
+      expect(metrics.tokens.context).toBeGreaterThan(0);
       const memory = await get('/v1/users/demo-user/memory');
       expect(memory.tasks.map((t: { status: string }) => t.status).sort()).toEqual(['done', 'todo']);
       expect((await fetch(`${line.url}/v1/whoami`)).status).toBe(401);

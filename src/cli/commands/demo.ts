@@ -15,6 +15,7 @@ import { ExitCode, withJson } from '../command-kit.js';
 import { waitForStopSignal } from '../stop-signal.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { portOption } from './serve.js';
+import { MEMORY_DEMO_QUESTION, type MemoryDemoResult } from '../../demo/memory-demo.js';
 
 export function registerDemo(program: Command, ctx: CommandContext): void {
   withJson(program.command('demo'))
@@ -54,7 +55,12 @@ export function registerDemo(program: Command, ctx: CommandContext): void {
         if (problems.length) throw new ExitCode(1);
         if (opts.serve) {
           removeHome = false; // serve() removes it once the server is down
-          await serve(ctx, home, { json: opts.json === true, keep: opts.keep === true, tz: opts.tz, port: opts.port ?? 0 });
+          const memory = doc.memory as MemoryDemoResult | undefined;
+          // the demo's question once more, a minute after the tour's last message, through the server
+          const firstMessage = memory
+            ? { userId: memory.userId, text: MEMORY_DEMO_QUESTION, now: Date.parse(memory.startedAt) + memory.turns.length * 60_000 }
+            : undefined;
+          await serve(ctx, home, { json: opts.json === true, keep: opts.keep === true, tz: opts.tz, port: opts.port ?? 0, ...(firstMessage ? { firstMessage } : {}) });
         }
       } finally {
         if (removeHome) await rm(home, { recursive: true, force: true });
@@ -63,10 +69,14 @@ export function registerDemo(program: Command, ctx: CommandContext): void {
 }
 
 /** Serves the demo's state until SIGINT/SIGTERM, then stops and removes `home` (unless kept). */
-async function serve(ctx: CommandContext, home: string, opts: { json: boolean; keep: boolean; tz: string; port: number }): Promise<void> {
+async function serve(
+  ctx: CommandContext,
+  home: string,
+  opts: { json: boolean; keep: boolean; tz: string; port: number; firstMessage?: { userId: string; text: string; now: number } },
+): Promise<void> {
   try {
     const { serveDemo } = await import('../../demo/serve-demo.js');
-    const server = await serveDemo({ home, port: opts.port, timeZone: opts.tz, version: PACKAGE_VERSION });
+    const server = await serveDemo({ home, port: opts.port, timeZone: opts.tz, version: PACKAGE_VERSION, ...(opts.firstMessage ? { firstMessage: opts.firstMessage } : {}) });
     try {
       // the key appears only here: in the fragment, which browsers never send to the server
       if (opts.json) ctx.print(JSON.stringify({ url: server.url, console: server.console, key: server.key }));
