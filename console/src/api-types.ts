@@ -27,6 +27,8 @@ export interface SessionSummary {
   project: string | null;
   bytes: number;
   messages: number;
+  /** Whether `messages` is the reconstruction's exact count (else a quick one, for files over 16 MiB). */
+  messagesExact?: boolean;
   /** ISO-8601. */
   updatedAt: string;
   title?: string;

@@ -52,9 +52,10 @@ export function registerSessions(program: Command, ctx: CommandContext): void {
       ctx.print(
         table(
           ['agent', 'id', 'updated', 'messages', 'size', 'project', 'title'],
-          list.map((s) => [s.agent, s.id, shortTime(s.updatedAt), formatInt(s.messages), formatBytes(s.bytes), s.project ?? `(${s.projectDir ?? '?'})`, titleOf(s)]),
+          list.map((s) => [s.agent, s.id, shortTime(s.updatedAt), `${s.messagesExact ? '' : '~'}${formatInt(s.messages)}`, formatBytes(s.bytes), s.project ?? `(${s.projectDir ?? '?'})`, titleOf(s)]),
         ),
       );
+      if (list.some((s) => !s.messagesExact)) ctx.note('~ marks a quick count (files over 16 MiB are not reconstructed for the list); `ctxvm session analyze <file>` counts exactly');
       const otherProvider = list.filter((s) => s.modelProvider);
       if (otherProvider.length > 0) {
         const names = [...new Set(otherProvider.map((s) => s.modelProvider))].join(', ');

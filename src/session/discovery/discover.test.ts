@@ -16,15 +16,23 @@ afterEach(async () => {
 
 const discover = () => discoverSessions({ catalog: env.catalog, claudeConfigDir: env.claudeConfigDir, codexHome: env.codexHome });
 
+/** The last uuid written per session id, so appended turns continue the chain as Claude Code's do. */
+const chainEnd = new Map<string, string>();
+
 function claudeLines(id: string, cwd: string, turns: number): string {
   const out: string[] = [];
+  const line = (fields: Record<string, unknown>, onChain = true) => {
+    const uuid = randomUUID();
+    out.push(JSON.stringify({ parentUuid: onChain ? chainEnd.get(id) ?? null : null, sessionId: id, cwd, uuid, ...fields }));
+    if (onChain) chainEnd.set(id, uuid);
+  };
   for (let i = 0; i < turns; i++) {
-    out.push(JSON.stringify({ type: 'user', sessionId: id, cwd, uuid: randomUUID(), message: { role: 'user', content: `q${i}` } }));
+    line({ type: 'user', message: { role: 'user', content: `q${i}` } });
     // one reply split over two lines (thinking + text) counts once
-    out.push(JSON.stringify({ type: 'assistant', sessionId: id, cwd, uuid: randomUUID(), message: { id: `msg_${i}`, role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }] } }));
-    out.push(JSON.stringify({ type: 'assistant', sessionId: id, cwd, uuid: randomUUID(), message: { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text: 'a'.repeat(20_000) }] } }));
-    out.push(JSON.stringify({ type: 'user', isSidechain: true, sessionId: id, message: { role: 'user', content: 'sub' } }));
-    out.push(JSON.stringify({ type: 'user', isMeta: true, sessionId: id, message: { role: 'user', content: 'meta' } }));
+    line({ type: 'assistant', message: { id: `msg_${i}`, role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 's' }] } });
+    line({ type: 'assistant', message: { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text: 'a'.repeat(20_000) }], stop_reason: 'end_turn' } });
+    line({ type: 'user', isSidechain: true, message: { role: 'user', content: 'sub' } }, false);
+    line({ type: 'user', isMeta: true, message: { role: 'user', content: 'meta' } });
   }
   return out.join('\n') + '\n';
 }
@@ -55,7 +63,7 @@ describe('discoverSessions', () => {
     const first = await discover();
     expect(first.stats).toMatchObject({ files: 6, probed: 6, appended: 0, removed: 0 });
     const claude = first.sessions.find((s) => s.id === ids[0])!;
-    expect(claude).toMatchObject({ agent: 'claude', project: '/work/p.1', messages: 6, projectDir: encodeClaudeProjectDir('/work/p.1') });
+    expect(claude).toMatchObject({ agent: 'claude', project: '/work/p.1', messages: 8, messagesExact: true, projectDir: encodeClaudeProjectDir('/work/p.1') });
     expect(first.sessions.find((s) => s.agent === 'codex')).toMatchObject({ id: codexId, project: 'C:\\work\\p', messages: 4 });
 
     expect((await discover()).stats).toMatchObject({ probed: 0 });
@@ -63,17 +71,17 @@ describe('discoverSessions', () => {
     await appendFile(claude.path, claudeLines(ids[0]!, '/work/p.1', 2) + JSON.stringify({ type: 'summary', summary: 'Refactor the parser', leafUuid: 'x' }) + '\n');
     const third = await discover();
     expect(third.stats).toMatchObject({ probed: 1, appended: 1 });
-    expect(third.sessions.find((s) => s.id === ids[0])).toMatchObject({ messages: 10, title: 'Refactor the parser' });
+    expect(third.sessions.find((s) => s.id === ids[0])).toMatchObject({ messages: 12, title: 'Refactor the parser' });
 
     // the title Claude Code gives a session itself wins over a summary
     await appendFile(claude.path, JSON.stringify({ type: 'ai-title', aiTitle: 'Fix the parser crash', sessionId: ids[0] }) + '\n');
-    expect((await discover()).sessions.find((s) => s.id === ids[0])).toMatchObject({ messages: 10, title: 'Fix the parser crash' });
+    expect((await discover()).sessions.find((s) => s.id === ids[0])).toMatchObject({ messages: 12, title: 'Fix the parser crash' });
 
     // rewritten in place (not an append): read again from the start
     await writeFile(claude.path, claudeLines(ids[0]!, '/work/p.1', 1) + JSON.stringify({ type: 'custom-title', customTitle: 'renamed' }) + '\n');
     const fourth = await discover();
     expect(fourth.stats).toMatchObject({ probed: 1, appended: 0 });
-    expect(fourth.sessions.find((s) => s.id === ids[0])).toMatchObject({ messages: 2, title: 'renamed' });
+    expect(fourth.sessions.find((s) => s.id === ids[0])).toMatchObject({ messages: 4, title: 'renamed' });
 
     await rm(claude.path);
     const fifth = await discover();
@@ -85,11 +93,11 @@ describe('discoverSessions', () => {
     const id = randomUUID();
     const full = claudeLines(id, '/p', 2);
     const path = await env.putClaudeSession('/p', id, full.slice(0, -1)); // no final newline
-    expect((await discover()).sessions[0]!.messages).toBe(4);
+    expect((await discover()).sessions[0]!.messages).toBe(6);
     await appendFile(path, '\n' + claudeLines(id, '/p', 1));
     const again = await discover();
     expect(again.stats.appended).toBe(1);
-    expect(again.sessions[0]!.messages).toBe(6);
+    expect(again.sessions[0]!.messages).toBe(8);
   });
 
   it('indexes agent-*.jsonl beside sessions as subagents of their session', async () => {
@@ -127,7 +135,7 @@ describe('layouts seen in the wild', () => {
     expect(stats.files).toBe(5);
     expect(sessions.map((s) => s.path).sort()).toEqual([mainPath, join(folder, `${other}.jsonl`), codexPath].sort());
     const m = sessions.find((s) => s.id === main)!;
-    expect(m).toMatchObject({ agent: 'claude', project: '/home/u/app', projectDir, messages: 4 });
+    expect(m).toMatchObject({ agent: 'claude', project: '/home/u/app', projectDir, messages: 6 });
     expect(m.siblingFiles).toEqual([join(folder, main, 'subagents', 'agent-a1.jsonl'), join(folder, 'subagents', main, 'workflows', 'wf_1', 'agent-a2.jsonl')].sort());
     expect(sessions.find((s) => s.id === other)!.siblingFiles).toBeUndefined();
     expect(sessions.find((s) => s.agent === 'codex')).toMatchObject({ id: codexId, messages: 2 });
@@ -153,7 +161,7 @@ describe('session references', () => {
     expect((await resolveSessionRef('aaaa2', false, opts)).id).toBe(b);
     await expect(resolveSessionRef('aaaa', false, opts)).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('ambiguous') });
     await expect(resolveSessionRef('zzzzzz', false, opts)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
-    expect(await resolveSessionRef(outside, false, opts)).toMatchObject({ id: 'cccc', project: '/elsewhere', messages: 2 });
+    expect(await resolveSessionRef(outside, false, opts)).toMatchObject({ id: 'cccc', project: '/elsewhere', messages: 4, messagesExact: true });
     // the cwd is inside the project: the closest enclosing project's newest session
     expect((await resolveSessionRef(undefined, true, opts)).id).toBe(b);
     expect(latestSessionFor('/w/app', sessions)?.id).toBe(b);

@@ -15,6 +15,7 @@ import { basename, join, sep } from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import type { AgentKind } from '../context-model.js';
 import type { BranchRecord, IndexedFile, SessionCatalog, SnapshotRecord } from '../dag/catalog.js';
+import { PROBE_STATE_VERSION } from './probe-version.js';
 
 /** One session as `ctxvm sessions` lists it (the DESIGN.md contract plus a few extras). */
 export interface DiscoveredSession {
@@ -27,8 +28,13 @@ export interface DiscoveredSession {
   project: string | null;
   /** File size, bytes. */
   bytes: number;
-  /** Conversation messages (see probe.ts for the counting rule). */
+  /** Messages the agent resends on resume (see probe.ts for the counting rule). */
   messages: number;
+  /**
+   * Whether `messages` comes from the full reconstruction (`session analyze` prints the same
+   * number); false for files too large to reconstruct on every change, counted quickly instead.
+   */
+  messagesExact: boolean;
   /** Last modification of the file, ISO-8601. */
   updatedAt: string;
   /** Title, when the session has one (Claude Code `custom-title`, else `ai-title`, else `summary` lines). */
@@ -162,6 +168,23 @@ export function sessionIdOf(file: Pick<IndexedFile, 'agent' | 'path' | 'sessionI
   return file.sessionId ?? UUID.exec(name)?.[0] ?? name;
 }
 
+/**
+ * Files up to this size get the exact message count from the reconstruction on each change (it
+ * reads about as fast as the quick probe per byte, and a listing re-reads only changed files);
+ * larger ones, typically a live session growing turn by turn, keep the quick count.
+ */
+export const EXACT_COUNT_MAX_BYTES = 16 * 1024 * 1024;
+
+/** The messages the agent resends, as `session analyze` counts them; undefined if it cannot load. */
+export async function resentMessages(path: string): Promise<number | undefined> {
+  try {
+    const { loadSession } = await import('../session.js');
+    return (await loadSession(path)).context.entries.length;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Probes one candidate into an index row, resuming from `previous` when the file only grew. */
 export async function indexFile(candidate: Candidate, size: number, mtimeMs: number, previous: IndexedFile | undefined, nowMs: number): Promise<{ row: IndexedFile; appended: boolean }> {
   // Loaded on first use: a warm listing (nothing changed) never reads a file, so it skips the
@@ -171,6 +194,10 @@ export async function indexFile(candidate: Candidate, size: number, mtimeMs: num
   const resume = previous && prevState && previous.role === 'main' && size >= previous.sizeBytes ? { offset: previous.scanOffset, state: prevState } : undefined;
   const probe = await probeSessionFile(candidate.path, { agent: candidate.agent, size, ...(resume ? { resume } : {}), firstLineOnly: candidate.role === 'subagent' });
   const v = probe.view;
+  if (candidate.role === 'main' && size <= EXACT_COUNT_MAX_BYTES) {
+    const resent = await resentMessages(candidate.path);
+    if (resent !== undefined) probe.state.resent = v.resent = resent;
+  }
   return {
     appended: probe.resumedFrom > 0,
     row: {
@@ -182,7 +209,7 @@ export async function indexFile(candidate: Candidate, size: number, mtimeMs: num
       projectDir: candidate.projectDir,
       sizeBytes: size,
       mtimeMs,
-      messages: v.messages,
+      messages: v.resent ?? v.messages,
       title: v.customTitle ?? v.aiTitle ?? v.summary ?? null,
       scanOffset: probe.offset,
       scanState: JSON.stringify(probe.state),
@@ -219,6 +246,7 @@ export function sessionsFromIndex(rows: readonly IndexedFile[]): DiscoveredSessi
       project,
       bytes: r.sizeBytes,
       messages: r.messages,
+      messagesExact: r.role === 'main' && r.scanState.includes('"resent":'),
       updatedAt: new Date(r.mtimeMs).toISOString(),
       ...(r.title ? { title: r.title } : {}),
       ...(r.projectDir ? { projectDir: r.projectDir } : {}),
@@ -262,7 +290,8 @@ export async function discoverSessions(options: DiscoverOptions): Promise<Discov
     if (!info?.isFile()) continue; // removed between listing and stat
     const mtimeMs = Math.round(info.mtimeMs);
     const previous = byPath.get(c.path);
-    if (previous && previous.sizeBytes === info.size && previous.mtimeMs === mtimeMs && previous.role === c.role && previous.projectDir === c.projectDir) {
+    const sameVersion = previous?.scanState.startsWith(`{"v":${PROBE_STATE_VERSION},`) === true;
+    if (previous && sameVersion && previous.sizeBytes === info.size && previous.mtimeMs === mtimeMs && previous.role === c.role && previous.projectDir === c.projectDir) {
       current.set(c.path, previous);
     } else toProbe.push({ c, size: info.size, mtimeMs, previous });
   }

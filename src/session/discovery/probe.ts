@@ -16,6 +16,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { skimJson } from '../../core/json-skim.js';
+import { PROBE_STATE_VERSION } from './probe-version.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { AgentKind } from '../context-model.js';
 import { isUserTurnItem, type CodexItem } from '../codex/types.js';
@@ -29,8 +30,11 @@ const LF = 0x0a;
 
 /** What the probe tracks; serialised into the index so a grown file is read from its old end. */
 export interface ProbeState {
-  /** 3 since messages count what the agent resends: older states are read again from the start. */
-  v: 3;
+  /**
+   * 4 since the listing carries the exact count (`resent`); rows of older states are read again
+   * from the start.
+   */
+  v: 4;
   agent: AgentKind;
   sessionId?: string;
   cwd?: string;
@@ -50,6 +54,12 @@ export interface ProbeState {
   userTurns?: number[];
   /** sha256 of the bytes just before the resume offset. */
   fingerprint?: string;
+  /**
+   * The exact count of messages the agent resends, from the reconstruction `session analyze` uses
+   * (set by the index for files small enough to reconstruct on every change; a resumed probe
+   * drops it, since it does not carry over to the grown file).
+   */
+  resent?: number;
 }
 
 /** Result of a probe. */
@@ -66,14 +76,14 @@ export interface ProbeResult {
 
 /** A fresh state for `agent`. */
 export function initialProbeState(agent: AgentKind): ProbeState {
-  return { v: 3, agent, messages: 0, lines: 0 };
+  return { v: PROBE_STATE_VERSION, agent, messages: 0, lines: 0 };
 }
 
 /** Parses a stored state; undefined if it is unusable (then the file is read from the start). */
 export function parseProbeState(text: string, agent: AgentKind): ProbeState | undefined {
   try {
     const s = JSON.parse(text) as ProbeState;
-    return s && s.v === 3 && s.agent === agent && typeof s.messages === 'number' ? s : undefined;
+    return s && s.v === PROBE_STATE_VERSION && s.agent === agent && typeof s.messages === 'number' ? s : undefined;
   } catch {
     return undefined;
   }
@@ -187,6 +197,7 @@ export async function probeSessionFile(path: string, options: ProbeOptions): Pro
     const resume = options.resume;
     if (resume && resume.offset <= options.size && resume.state.fingerprint && resume.state.fingerprint === (await fingerprintAt(handle, resume.offset))) {
       state = structuredClone(resume.state);
+      delete state.resent;
       offset = resume.offset;
     }
     const resumedFrom = offset;

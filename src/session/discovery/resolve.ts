@@ -6,7 +6,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, resolve, sep } from 'node:path';
 import { NotFoundError, UsageError } from '../../errors.js';
 import type { AgentKind } from '../context-model.js';
-import { sessionIdOf, type DiscoveredSession } from './discover.js';
+import { EXACT_COUNT_MAX_BYTES, resentMessages, sessionIdOf, type DiscoveredSession } from './discover.js';
 import { encodeClaudeProjectDir } from '../branch/paths.js';
 import { probeSessionFile } from './probe.js';
 import { detectSessionAgent } from '../detect-agent.js';
@@ -56,6 +56,7 @@ async function sessionFromFile(path: string): Promise<DiscoveredSession> {
   const agent = await detectSessionAgent(path);
   const probe = await probeSessionFile(path, { agent, size: info.size });
   const v = probe.view;
+  const resent = info.size <= EXACT_COUNT_MAX_BYTES ? await resentMessages(path) : undefined;
   const id = agent === 'claude' && v.sessionId && basename(path, '.jsonl') !== v.sessionId ? v.sessionId : sessionIdOf({ agent, path, sessionId: v.sessionId ?? null });
   return {
     agent,
@@ -63,7 +64,8 @@ async function sessionFromFile(path: string): Promise<DiscoveredSession> {
     path,
     project: v.cwd ?? null,
     bytes: info.size,
-    messages: v.messages,
+    messages: resent ?? v.messages,
+    messagesExact: resent !== undefined,
     updatedAt: new Date(Math.round(info.mtimeMs)).toISOString(),
     ...(v.customTitle || v.summary ? { title: (v.customTitle ?? v.summary)! } : {}),
   };
