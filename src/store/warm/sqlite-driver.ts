@@ -157,8 +157,10 @@ export function createBetterSqliteDriver(options: BetterSqliteDriverOptions): Sq
         let db: BsDatabase;
         try {
           db = new Database(location, { timeout: busyTimeoutMs });
-          // before WAL mode and the first table: the only moment a page size takes effect
+          // before WAL mode and the first table: the only moment these take effect. Incremental
+          // auto-vacuum lets gc hand free pages back to the file system (see free-pages.ts).
           db.pragma(`page_size = ${NEW_DATABASE_PAGE_SIZE}`);
+          db.pragma('auto_vacuum = INCREMENTAL');
           db.pragma('journal_mode = WAL');
           db.pragma(`busy_timeout = ${busyTimeoutMs}`);
           // WAL + NORMAL: a killed process loses nothing committed; a power cut may lose the last
