@@ -245,6 +245,9 @@ describe.skipIf(!!skip)('rm and gc', () => {
     await stat(branchPath); // the branch's session file is kept
     const gc = (await ctxvm('gc', '--grace', '0', '--json')).json();
     expect(gc.objects.deleted).toBeGreaterThan(0);
+    // the removed snapshots' catalog rows freed pages, and gc gave them back to the file system
+    expect(gc.database.releasedBytes).toBeGreaterThan(0);
+    expect(gc.database.remainingFreeBytes).toBe(0);
     const after = (await ctxvm('du', '--all', '--json')).json();
     expect(after.store.storedBytes).toBeLessThan(before.store.storedBytes);
     // gc packed what it kept, and the disk shrank

@@ -30,20 +30,27 @@ export function registerGc(program: Command, ctx: CommandContext): void {
     .option('--grace <duration>', 'keep unreferenced objects younger than this (default 10m; 0 collects everything)', durationOption('--grace'))
     .action(async (opts: { json?: boolean; grace?: number }) => {
       const { collectSessionGarbage } = await import('../../session/dag/maintenance.js');
-      const r = await withDagServices(ctx, async (s) =>
-        collectSessionGarbage({
+      const { releaseFreePages } = await import('../../store/warm/free-pages.js');
+      const r = await withDagServices(ctx, async (s) => {
+        const collected = await collectSessionGarbage({
           catalog: s.catalog,
           store: s.store,
           ...(opts.grace !== undefined ? { graceMs: opts.grace } : {}),
           tempDirs: await agentFolders(s.config.claudeConfigDir, s.config.codexHome),
           scratchDir: s.scratchDir,
-        }),
-      );
+        });
+        // after the catalog rows gc deleted: their pages go back to the file system
+        return { ...collected, database: await releaseFreePages(s.db) };
+      });
       if (opts.json) return ctx.printJson(r);
       ctx.print(
         [
           `objects: ${r.objects.deleted} of ${r.objects.scanned} deleted, ${formatBytes(r.objects.freedBytes)} freed`,
           `interrupted snapshots cleaned: ${r.abandonedSnapshots}; orphaned references released: ${r.orphanReferences}; temp files removed: ${r.tempFiles}`,
+          ...(r.database.releasedBytes > 0 ? [`database: ${formatBytes(r.database.releasedBytes)} of free pages released`] : []),
+          ...(r.database.remainingFreeBytes > 0
+            ? [`database: ${formatBytes(r.database.remainingFreeBytes)} of free pages kept (file made before incremental auto-vacuum; VACUUM it to reclaim)`]
+            : []),
         ].join('\n'),
       );
     });

@@ -11,7 +11,7 @@
  * other process.
  */
 import { CtxvmError, UsageError } from '../../errors.js';
-import type { SqlDatabase, SqlExecutor } from './sql.js';
+import type { SqlDatabase, SqlDialect, SqlExecutor } from './sql.js';
 
 /** One schema step. Steps are never edited once released; fixes are new steps. */
 export interface Migration {
@@ -19,8 +19,8 @@ export interface Migration {
   version: number;
   /** Short description, recorded with the version (e.g. "session catalog"). */
   name: string;
-  /** Portable SQL script, or a function for steps that need logic. */
-  up: string | ((tx: SqlExecutor) => Promise<void>);
+  /** Portable SQL script, or a function for steps that need logic (or differ by dialect). */
+  up: string | ((tx: SqlExecutor, dialect: SqlDialect) => Promise<void>);
 }
 
 /** What `runMigrations` did. */
@@ -111,7 +111,7 @@ export async function runMigrations(db: SqlDatabase, migrations: readonly Migrat
         // Another process may have applied it since the read above.
         if (await tx.get(`SELECT version FROM ${TABLE} WHERE version = ?`, [m.version])) return false;
         if (typeof m.up === 'string') await tx.exec(m.up);
-        else await m.up(tx);
+        else await m.up(tx, db.dialect);
         await tx.run(`INSERT INTO ${TABLE} (version, name, applied_at_ms) VALUES (?, ?, ?)`, [m.version, m.name, now()]);
         return true;
       });

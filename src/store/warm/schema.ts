@@ -5,6 +5,7 @@
  * runs the same steps.
  */
 import type { Migration } from './migrations.js';
+import type { SqlDialect, SqlExecutor } from './sql.js';
 
 /** Step 1: the session catalog (discovery index, snapshot DAG, branches). */
 const SESSION_CATALOG = `
@@ -301,6 +302,31 @@ const MEMORY_RECORD_VERSIONS = `
 ALTER TABLE memory_versions ADD COLUMN records_version BIGINT NOT NULL DEFAULT 0;
 `;
 
+/**
+ * SQLite only: `snapshot_objects` rebuilt as a WITHOUT ROWID table. Keyed by rowid, its
+ * (snapshot, hash) primary key was a second b-tree repeating every 64-digit hash; clustered on
+ * the key, the table is that b-tree (one row per snapshot and object, ten rows per object for a
+ * growing session's ten snapshots, so this is most of a small home's catalog). PostgreSQL heap
+ * tables have no such choice; nothing changes there.
+ */
+async function snapshotObjectsWithoutRowid(tx: SqlExecutor, dialect: SqlDialect): Promise<void> {
+  if (dialect !== 'sqlite') return;
+  await tx.exec(`
+CREATE TABLE snapshot_objects_clustered (
+  snapshot_id TEXT NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+  hash TEXT NOT NULL,
+  size_bytes BIGINT NOT NULL,
+  stored_bytes BIGINT NOT NULL,
+  PRIMARY KEY (snapshot_id, hash)
+) WITHOUT ROWID;
+INSERT INTO snapshot_objects_clustered (snapshot_id, hash, size_bytes, stored_bytes)
+  SELECT snapshot_id, hash, size_bytes, stored_bytes FROM snapshot_objects;
+DROP TABLE snapshot_objects;
+ALTER TABLE snapshot_objects_clustered RENAME TO snapshot_objects;
+CREATE INDEX snapshot_objects_hash ON snapshot_objects (hash);
+`);
+}
+
 /** Every warm-store migration, in order. Append only. */
 export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'session catalog', up: SESSION_CATALOG },
@@ -309,4 +335,5 @@ export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'api keys', up: API_KEYS },
   { version: 5, name: 'memory pool indexes', up: MEMORY_POOL_INDEXES },
   { version: 6, name: 'memory record versions', up: MEMORY_RECORD_VERSIONS },
+  { version: 7, name: 'snapshot objects clustered', up: snapshotObjectsWithoutRowid },
 ];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqlDatabase } from './sql.js';
-import { createBetterSqliteDriver } from './sqlite-driver.js';
+import { createBetterSqliteDriver, NEW_DATABASE_PAGE_SIZE } from './sqlite-driver.js';
 
 let dir: string;
 const open: SqlDatabase[] = [];
@@ -175,5 +175,23 @@ describe('SQLite driver: options', () => {
     expect(await tuned.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 10_000 });
     const plain = await connect(join(dir, 'b.db'));
     expect(await plain.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 1000 });
+  });
+
+  it('creates a database with small pages, and opens one made with another page size as it is', async () => {
+    const fresh = await connect(join(dir, 'new.db'));
+    await fresh.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    expect(await fresh.get('PRAGMA page_size')).toEqual({ page_size: NEW_DATABASE_PAGE_SIZE });
+    const { default: Database } = await import('better-sqlite3');
+    const oldPath = join(dir, 'old.db');
+    const made = new Database(oldPath);
+    made.pragma('page_size = 4096');
+    made.pragma('journal_mode = WAL');
+    made.exec("CREATE TABLE t (k TEXT PRIMARY KEY); INSERT INTO t VALUES ('kept')");
+    made.close();
+    const old = await connect(oldPath);
+    expect(await old.get('PRAGMA page_size')).toEqual({ page_size: 4096 });
+    expect(await old.all('SELECT k FROM t')).toEqual([{ k: 'kept' }]);
+    await old.run("INSERT INTO t VALUES ('added')");
+    expect((await committedKeys(oldPath)).sort()).toEqual(['added', 'kept']);
   });
 });

@@ -19,6 +19,15 @@ import type { SqlDatabase, SqlExecutor, SqliteDriver, SqlParams, SqlRunResult } 
 /** Default time a statement waits for another process's lock, ms. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
+/**
+ * Page size of a database this driver creates, bytes. Every table and index takes at least one
+ * page, and the warm schema has some sixty of them, most empty in a home that only keeps
+ * snapshots: with SQLite's default 4 KiB the empty catalog alone outweighs a small session's
+ * packs. An existing file keeps the page size it was created with (SQLite changes it only on a
+ * VACUUM outside WAL mode); see docs/storage.md.
+ */
+export const NEW_DATABASE_PAGE_SIZE = 1024;
+
 /** Options of `createBetterSqliteDriver`. */
 export interface BetterSqliteDriverOptions {
   /** Database file; its folder is created. `:memory:` for a private in-memory database. */
@@ -148,6 +157,10 @@ export function createBetterSqliteDriver(options: BetterSqliteDriverOptions): Sq
         let db: BsDatabase;
         try {
           db = new Database(location, { timeout: busyTimeoutMs });
+          // before WAL mode and the first table: the only moment these take effect. Incremental
+          // auto-vacuum lets gc hand free pages back to the file system (see free-pages.ts).
+          db.pragma(`page_size = ${NEW_DATABASE_PAGE_SIZE}`);
+          db.pragma('auto_vacuum = INCREMENTAL');
           db.pragma('journal_mode = WAL');
           db.pragma(`busy_timeout = ${busyTimeoutMs}`);
           // WAL + NORMAL: a killed process loses nothing committed; a power cut may lose the last
