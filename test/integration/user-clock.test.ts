@@ -53,7 +53,7 @@ describe('chat --tz stores the zone; every CLI output uses it', () => {
   it('memory context states the date, weekday, time and zone and shows the due time in it', async () => {
     const ctx = await ctxvm('memory', 'context', '--user', 'u1', '--now', '2026-12-02T06:10:00Z', '下午后还有啥要做');
     expect(ctx.code, ctx.stderr).toBe(0);
-    expect(ctx.stdout).toContain('# Current time\nIt is 2026-12-02 14:10 Wed in Asia/Shanghai (UTC+08:00)');
+    expect(ctx.stdout).toContain('# Now: 2026-12-02 14:10 Wed, Asia/Shanghai (UTC+08:00); all times here are in this zone');
     expect(ctx.stdout).toContain('- [todo] 开项目评审会 · due 2026-12-02 15:00 Wed');
     expect(ctx.stdout).not.toContain('07:00');
     const utc = await ctxvm('memory', 'context', '--user', 'u1', '--now', '2026-12-02T06:10:00Z', '--tz', 'UTC', '--json', 'what is left?');
@@ -135,7 +135,7 @@ describe('the HTTP API', () => {
     expect(tasks.tasks[0].due).toBe('2026-12-02T06:00:00.000Z');
     expect((await api.call('GET', '/v1/users/web/memory', { key })).json().timeZone).toBe('Asia/Tokyo');
     const ctx = (await api.call('POST', '/v1/users/web/context', { key, body: { query: 'what is left?', now: '2026-12-02T01:00:00Z' } })).json();
-    expect(ctx.text).toContain('It is 2026-12-02 10:00 Wed in Asia/Tokyo (UTC+09:00)');
+    expect(ctx.text).toContain('# Now: 2026-12-02 10:00 Wed, Asia/Tokyo (UTC+09:00)');
     expect(ctx.text).toContain('due 2026-12-02 15:00 Wed');
     const override = (await api.call('POST', '/v1/users/web/context', { key, body: { query: 'what is left?', timeZone: '+00:00', now: '2026-12-02T01:00:00Z' } })).json();
     expect(override.clock.timeZone).toBe('+00:00');

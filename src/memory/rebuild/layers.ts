@@ -225,7 +225,7 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     if (d.projectId !== null && d.projectId === activeProjectId) continue;
     add('decision', d.id, d.rationale ? `${d.text} (because ${d.rationale})` : d.text, d.createdAtMs, 0.5, d.sourceTurnIds);
   }
-  return bestOf(scored, o.memoryCandidates).map(({ kind, id, text, atMs, sources, ft, priority }) => {
+  return bestOf(sameLinesMerged(scored, o.timeZone), o.memoryCandidates).map(({ kind, id, text, atMs, sources, ft, priority }) => {
     const prefix = `- ${formatDate(atMs, o.timeZone)}: `;
     const body = oneLine(text);
     const key = keySentence(body, query.terms, analyzer);
@@ -242,4 +242,24 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
       order: `${instantKey(atMs)}|${naturalKey(id)}`,
     };
   });
+}
+
+/**
+ * Records that would render as the same line (same day, same text) as one item: the best score,
+ * every source. A store can hold one event twice (two extractions of one message, an import),
+ * and a repeated line costs the tokens of a memory the context could have shown instead.
+ */
+function sameLinesMerged<T extends { id: string; text: string; atMs: number; sources: readonly string[]; ft: number; priority: number }>(items: T[], zone: ResolvedRebuildOptions['timeZone']): T[] {
+  const byLine = new Map<string, T>();
+  for (const item of items) {
+    const line = `${formatDate(item.atMs, zone)}|${oneLine(item.text)}`;
+    const seen = byLine.get(line);
+    if (!seen) {
+      byLine.set(line, item);
+      continue;
+    }
+    const [keep, other] = item.priority > seen.priority || (item.priority === seen.priority && item.id < seen.id) ? [item, seen] : [seen, item];
+    byLine.set(line, { ...keep, ft: Math.max(keep.ft, other.ft), sources: [...new Set([...keep.sources, ...other.sources])] });
+  }
+  return byLine.size === items.length ? items : [...byLine.values()];
 }
