@@ -190,7 +190,8 @@ export function bestOf<T extends { id: string; priority: number; protected?: boo
 
 /**
  * Other memories: free-form facts and the decisions outside the active project, by score.
- * Rendered in time order with their date; a long one compresses to its key sentence. All are
+ * Rendered in time order under a heading per year, each with its month and day; a long one
+ * compresses to its key sentence. All are
  * scored; only the `o.memoryCandidates` best are built into candidates.
  */
 export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: ResolvedRebuildOptions, analyzer: SearchAnalyzer, activeProjectId: string | undefined): PackCandidate[] {
@@ -226,7 +227,11 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     add('decision', d.id, d.rationale ? `${d.text} (because ${d.rationale})` : d.text, d.createdAtMs, 0.5, d.sourceTurnIds);
   }
   return bestOf(sameLinesMerged(scored, o.timeZone), o.memoryCandidates).map(({ kind, id, text, atMs, sources, ft, priority }) => {
-    const prefix = `- ${formatDate(atMs, o.timeZone)}: `;
+    const date = formatDate(atMs, o.timeZone);
+    const year = date.slice(0, date.length - 6);
+    // Under a heading per year, a line names only its month and day: the year costs its tokens
+    // once per year instead of once per line.
+    const prefix = `- ${date.slice(-5)}: `;
     const body = oneLine(text);
     const key = keySentence(body, query.terms, analyzer);
     return {
@@ -240,6 +245,8 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
       // Items the query does not match at all start short, so more of them fit.
       preferCompact: ft === 0,
       order: `${instantKey(atMs)}|${naturalKey(id)}`,
+      group: `year:${year}`,
+      groupHeader: `## ${year}`,
     };
   });
 }
