@@ -17,6 +17,9 @@ import { runCliInProcess } from '../support/run-cli.js';
 import { startServeProcess } from '../support/serve-process.js';
 import { createServerEnv, startApi, type RunningApi, type ServerEnv } from '../support/server-env.js';
 
+/** The clock line of a rendered context (empty when there is none). */
+const clockLine = (text: string): string => /^# Now: .*$/m.exec(text)?.[0] ?? '';
+
 const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 const MORNING = '2026-12-02T01:30:00Z'; // 09:30 Wednesday in Shanghai, 01:30 in UTC
 let root: string;
@@ -53,7 +56,7 @@ describe('chat --tz stores the zone; every CLI output uses it', () => {
   it('memory context states the date, weekday, time and zone and shows the due time in it', async () => {
     const ctx = await ctxvm('memory', 'context', '--user', 'u1', '--now', '2026-12-02T06:10:00Z', '下午后还有啥要做');
     expect(ctx.code, ctx.stderr).toBe(0);
-    expect(ctx.stdout).toContain('# Current time\nIt is 2026-12-02 14:10 Wed in Asia/Shanghai (UTC+08:00)');
+    expect(ctx.stdout).toContain('# Now: 2026-12-02 14:10 Wed, Asia/Shanghai (UTC+08:00); all times here are in this zone');
     expect(ctx.stdout).toContain('- [todo] 开项目评审会 · due 2026-12-02 15:00 Wed');
     expect(ctx.stdout).not.toContain('07:00');
     const utc = await ctxvm('memory', 'context', '--user', 'u1', '--now', '2026-12-02T06:10:00Z', '--tz', 'UTC', '--json', 'what is left?');
@@ -100,7 +103,7 @@ describe('a preference message sets the zone when the zone database knows the pl
       const said = await ctxvm('chat', '--user', user, '--tz', 'UTC', '--now', MORNING, '--json', '-m', text);
       expect(said.json()[0].intent, said.stdout).toBe('set_preference');
       const ctx = await ctxvm('memory', 'context', '--user', user, '--now', MORNING, 'hi');
-      expect(ctx.stdout).toContain(`in ${zone}`);
+      expect(clockLine(ctx.stdout)).toContain(`, ${zone}`);
     });
   }
 
@@ -109,7 +112,7 @@ describe('a preference message sets the zone when the zone database knows the pl
       const said = await ctxvm('chat', '--user', 'busy', '--tz', 'Asia/Shanghai', '--now', MORNING, '--json', '-m', text);
       expect(said.json()[0].intent).not.toBe('set_preference');
     }
-    expect((await ctxvm('memory', 'context', '--user', 'busy', '--now', MORNING, 'hi')).stdout).toContain('in Asia/Shanghai (UTC+08:00)');
+    expect((await ctxvm('memory', 'context', '--user', 'busy', '--now', MORNING, 'hi')).stdout).toContain(', Asia/Shanghai (UTC+08:00);');
   });
 });
 
@@ -135,7 +138,7 @@ describe('the HTTP API', () => {
     expect(tasks.tasks[0].due).toBe('2026-12-02T06:00:00.000Z');
     expect((await api.call('GET', '/v1/users/web/memory', { key })).json().timeZone).toBe('Asia/Tokyo');
     const ctx = (await api.call('POST', '/v1/users/web/context', { key, body: { query: 'what is left?', now: '2026-12-02T01:00:00Z' } })).json();
-    expect(ctx.text).toContain('It is 2026-12-02 10:00 Wed in Asia/Tokyo (UTC+09:00)');
+    expect(ctx.text).toContain('# Now: 2026-12-02 10:00 Wed, Asia/Tokyo (UTC+09:00)');
     expect(ctx.text).toContain('due 2026-12-02 15:00 Wed');
     const override = (await api.call('POST', '/v1/users/web/context', { key, body: { query: 'what is left?', timeZone: '+00:00', now: '2026-12-02T01:00:00Z' } })).json();
     expect(override.clock.timeZone).toBe('+00:00');
@@ -167,13 +170,13 @@ describe('built CLI: mcp and serve', () => {
     try {
       await client.callTool({ name: 'memory_remember', arguments: { text: 'remind me to send the invoice at 5pm', timeZone: 'Europe/Berlin', now: '2026-12-02T08:00:00Z' } });
       expect(text(await client.callTool({ name: 'tasks_list', arguments: {} }))).toContain('due 2026-12-02 17:00 Wed (Europe/Berlin)');
-      expect(text(await client.callTool({ name: 'memory_context', arguments: { query: 'invoice' } }))).toMatch(/in Europe\/Berlin \(UTC\+01:00\); every date/);
+      expect(text(await client.callTool({ name: 'memory_context', arguments: { query: 'invoice' } }))).toMatch(/^# Now: .+, Europe\/Berlin \(UTC\+01:00\); all times here are in this zone$/m);
     } finally {
       await client.close();
     }
     const fresh = await connect(['--user', 'agent2', '--tz', 'America/New_York']);
     try {
-      expect(text(await fresh.callTool({ name: 'memory_context', arguments: { query: 'anything?' } }))).toContain('in America/New_York');
+      expect(text(await fresh.callTool({ name: 'memory_context', arguments: { query: 'anything?' } }))).toMatch(/^# Now: .+, America\/New_York \(UTC-0[45]:00\);/m);
     } finally {
       await fresh.close();
     }

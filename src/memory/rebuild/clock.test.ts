@@ -40,11 +40,11 @@ afterAll(async () => {
 describe('the clock block', () => {
   it('states the date, weekday, time and zone in the user’s zone, right after the stable prefix', async () => {
     const ctx = await rebuildContext(user, '下午后还有啥要做', base());
-    const line = 'It is 2026-12-02 15:03 Wed in Asia/Shanghai (UTC+08:00); every date and time in this context is in that zone.';
-    expect(ctx.text.slice(ctx.stablePrefixChars)).toMatch(new RegExp(`^\\n# Current time\\n${line.replace(/[()+.;]/g, '\\$&')}\\n\\n# Open tasks\\n`));
+    const line = '# Now: 2026-12-02 15:03 Wed, Asia/Shanghai (UTC+08:00); all times here are in this zone';
+    expect(ctx.text.slice(ctx.stablePrefixChars)).toMatch(new RegExp(`^\\n${line.replace(/[()+.;]/g, '\\$&')}\\n\\n# Open tasks\\n`));
     expect(ctx.text).toContain('- [todo] 开项目评审会 · due 2026-12-03 15:00 Thu');
     expect(ctx.text).not.toContain('07:00');
-    expect(ctx.clock).toEqual({ text: `# Current time\n${line}\n`, tokens: expect.any(Number), at: '2026-12-02T07:03:00.000Z', timeZone: 'Asia/Shanghai' });
+    expect(ctx.clock).toEqual({ text: `${line}\n`, tokens: expect.any(Number), at: '2026-12-02T07:03:00.000Z', timeZone: 'Asia/Shanghai' });
     expect(ctx.tokens).toBe(tokens.count(ctx.text));
   });
 
@@ -53,15 +53,23 @@ describe('the clock block', () => {
     const contexts = await Promise.all(times.map((now) => rebuildContext(user, 'what is left?', base({ now }))));
     const prefix = contexts[0]!.text.slice(0, contexts[0]!.stablePrefixChars);
     expect(prefix).toContain('# Active project');
-    expect(prefix).not.toContain('Current time');
+    expect(prefix).not.toContain('# Now:');
     for (const ctx of contexts) expect(ctx.text.slice(0, ctx.stablePrefixChars)).toBe(prefix);
-    expect(contexts.map((c) => /It is (.+?) in/.exec(c.text)![1])).toEqual(['2026-12-02 15:03 Wed', '2026-12-02 15:04 Wed', '2026-12-02 20:03 Wed', '2026-12-05 15:03 Sat']);
+    expect(contexts.map((c) => /# Now: (.+?),/.exec(c.text)![1])).toEqual(['2026-12-02 15:03 Wed', '2026-12-02 15:04 Wed', '2026-12-02 20:03 Wed', '2026-12-05 15:03 Sat']);
   });
 
   it('names a fixed offset and follows summer time', () => {
-    expect(clockBlock(Date.parse('2026-07-01T12:00:00Z'), 'America/New_York')).toContain('It is 2026-07-01 08:00 Wed in America/New_York (UTC-04:00);');
+    expect(clockBlock(Date.parse('2026-07-01T12:00:00Z'), 'America/New_York')).toContain('# Now: 2026-07-01 08:00 Wed, America/New_York (UTC-04:00);');
     expect(clockBlock(Date.parse('2026-01-01T12:00:00Z'), 'America/New_York')).toContain('(UTC-05:00)');
-    expect(clockBlock(Date.parse('2026-01-01T12:00:00Z'), 330)).toContain('It is 2026-01-01 17:30 Thu in UTC+05:30;');
+    expect(clockBlock(Date.parse('2026-01-01T12:00:00Z'), 330)).toContain('# Now: 2026-01-01 17:30 Thu, UTC+05:30;');
+    expect(clockBlock(Date.parse('2026-01-01T12:00:00Z'), 'UTC')).toBe('# Now: 2026-01-01 12:00 Thu, UTC; all times here are in this zone\n');
+  });
+
+  it('costs a single line of tokens, so a small budget keeps its memories', () => {
+    // The two-line sentence it replaced cost 39-41 tokens; the reserve is what every budget loses.
+    expect(clockReserveTokens('UTC', tokens)).toBeLessThanOrEqual(28);
+    expect(clockReserveTokens('Asia/Shanghai', tokens)).toBeLessThanOrEqual(36);
+    expect(clockBlock(T0, 'Asia/Shanghai').split('\n')).toHaveLength(2);
   });
 
   it('serves a cached rebuild at a later minute with a fresh clock, exactly as a rebuild would', async () => {
@@ -98,6 +106,6 @@ describe('the clock block', () => {
   it('is left out when asked', async () => {
     const ctx = await rebuildContext(user, 'what is left?', base({ clock: false }));
     expect(ctx.clock).toBeUndefined();
-    expect(ctx.text).not.toContain('# Current time');
+    expect(ctx.text).not.toContain('# Now:');
   });
 });

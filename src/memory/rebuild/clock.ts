@@ -13,15 +13,20 @@ import type { TimeZone } from '../../core/time-zone.js';
 import type { TokenCounter } from '../../text/tokens.js';
 import { formatLocalTime, formatUtcOffset, zoneLabel } from '../format-time.js';
 
-/** Heading of the clock block. */
-export const CLOCK_TITLE = '# Current time';
+/** Start of the clock block: its heading and its only line. */
+export const CLOCK_TITLE = '# Now:';
 
-/** The clock block's text (its lines, each ended by a newline) for `nowMs` in `zone`. */
+/**
+ * The clock block's text (one heading line, ended by a newline) for `nowMs` in `zone`: date,
+ * time, weekday and zone. One line because its tokens come out of every budget (a 600-token
+ * context loses a memory line to a two-line sentence); the offset is left out only where it
+ * adds nothing ("UTC").
+ */
 export function clockBlock(nowMs: number, zone: TimeZone): string {
   const label = zoneLabel(zone);
   const offset = formatUtcOffset(nowMs, zone);
-  const where = label === offset ? label : `${label} (${offset})`;
-  return `${CLOCK_TITLE}\nIt is ${formatLocalTime(nowMs, zone)} in ${where}; every date and time in this context is in that zone.\n`;
+  const where = label === offset || (label === 'UTC' && offset === 'UTC+00:00') ? label : `${label} (${offset})`;
+  return `${CLOCK_TITLE} ${formatLocalTime(nowMs, zone)}, ${where}; all times here are in this zone\n`;
 }
 
 const DAY_MS = 86_400_000;

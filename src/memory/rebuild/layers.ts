@@ -190,7 +190,8 @@ export function bestOf<T extends { id: string; priority: number; protected?: boo
 
 /**
  * Other memories: free-form facts and the decisions outside the active project, by score.
- * Rendered in time order with their date; a long one compresses to its key sentence. All are
+ * Rendered in time order under a heading per year, each with its month and day; a long one
+ * compresses to its key sentence. All are
  * scored; only the `o.memoryCandidates` best are built into candidates.
  */
 export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: ResolvedRebuildOptions, analyzer: SearchAnalyzer, activeProjectId: string | undefined): PackCandidate[] {
@@ -225,8 +226,12 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     if (d.projectId !== null && d.projectId === activeProjectId) continue;
     add('decision', d.id, d.rationale ? `${d.text} (because ${d.rationale})` : d.text, d.createdAtMs, 0.5, d.sourceTurnIds);
   }
-  return bestOf(scored, o.memoryCandidates).map(({ kind, id, text, atMs, sources, ft, priority }) => {
-    const prefix = `- ${formatDate(atMs, o.timeZone)}: `;
+  return bestOf(sameLinesMerged(scored, o.timeZone), o.memoryCandidates).map(({ kind, id, text, atMs, sources, ft, priority }) => {
+    const date = formatDate(atMs, o.timeZone);
+    const year = date.slice(0, date.length - 6);
+    // Under a heading per year, a line names only its month and day: the year costs its tokens
+    // once per year instead of once per line.
+    const prefix = `- ${date.slice(-5)}: `;
     const body = oneLine(text);
     const key = keySentence(body, query.terms, analyzer);
     return {
@@ -240,6 +245,28 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
       // Items the query does not match at all start short, so more of them fit.
       preferCompact: ft === 0,
       order: `${instantKey(atMs)}|${naturalKey(id)}`,
+      group: `year:${year}`,
+      groupHeader: `## ${year}`,
     };
   });
+}
+
+/**
+ * Records that would render as the same line (same day, same text) as one item: the best score,
+ * every source. A store can hold one event twice (two extractions of one message, an import),
+ * and a repeated line costs the tokens of a memory the context could have shown instead.
+ */
+function sameLinesMerged<T extends { id: string; text: string; atMs: number; sources: readonly string[]; ft: number; priority: number }>(items: T[], zone: ResolvedRebuildOptions['timeZone']): T[] {
+  const byLine = new Map<string, T>();
+  for (const item of items) {
+    const line = `${formatDate(item.atMs, zone)}|${oneLine(item.text)}`;
+    const seen = byLine.get(line);
+    if (!seen) {
+      byLine.set(line, item);
+      continue;
+    }
+    const [keep, other] = item.priority > seen.priority || (item.priority === seen.priority && item.id < seen.id) ? [item, seen] : [seen, item];
+    byLine.set(line, { ...keep, ft: Math.max(keep.ft, other.ft), sources: [...new Set([...keep.sources, ...other.sources])] });
+  }
+  return byLine.size === items.length ? items : [...byLine.values()];
 }
