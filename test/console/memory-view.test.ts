@@ -124,7 +124,7 @@ describeWithChromium('console: memory view and sign-in', () => {
       // one zone in the whole prompt: the clock's, the user's, the board's
       expect(ctx.clock?.timeZone).toBe(memory.timeZone);
       expect(await page.getByTestId('context-zone').getAttribute('data-value')).toBe(memory.timeZone);
-      expect(ctx.text).toContain(`in ${memory.timeZone}`);
+      expect(ctx.text).toMatch(new RegExp(`# Now: .*, ${memory.timeZone.replace('/', '\\/')} \\(UTC[+-]\\d\\d:\\d\\d\\); all times here are in this zone`));
       for (const task of memory.tasks.filter((t: any) => t.status === 'todo' && t.due)) {
         const line = ctx.layers.find((l: any) => l.name === 'tasks').items.find((i: any) => i.id === task.id);
         if (line) expect(line.text).toContain(`due ${(await shown(page, task.due)).replace(/\//g, '-')}`);
