@@ -190,7 +190,8 @@ export function bestOf<T extends { id: string; priority: number; protected?: boo
 
 /**
  * Other memories: free-form facts and the decisions outside the active project, by score.
- * Rendered in time order under a heading per year, each with its month and day; a long one
+ * Rendered in time order under a heading per year, each line opening with its month and day
+ * ("05-06 Ann moved to Lyon."); a long one
  * compresses to its key sentence. All are
  * scored; only the `o.memoryCandidates` best are built into candidates.
  */
@@ -230,8 +231,10 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     const date = formatDate(atMs, o.timeZone);
     const year = date.slice(0, date.length - 6);
     // Under a heading per year, a line names only its month and day: the year costs its tokens
-    // once per year instead of once per line.
-    const prefix = `- ${date.slice(-5)}: `;
+    // once per year instead of once per line. No bullet and no colon: the date opens the line
+    // (as a speaker opens a history line), 3 tokens instead of 6 ("- 05-06: "), which on a
+    // small budget is a memory more per six lines.
+    const prefix = `${date.slice(-5)} `;
     const body = oneLine(text);
     const key = keySentence(body, query.terms, analyzer);
     return {
