@@ -101,6 +101,30 @@ export function keyAt(k: KeyUnits, best: number): string | undefined {
   return `${from > 0 ? '… ' : ''}${kept}`;
 }
 
+/** Below this weight a record is not worth cutting to its lead (see `leadOf`). */
+const MIN_LEAD_WEIGHT = 40;
+
+/**
+ * The lead of a record's text: its first sentence (or clause, for one long sentence), with the
+ * next ones while it weighs too little; undefined when that would not be meaningfully shorter.
+ * A memory says who did what first and how it felt or ended after ("Bart在学校的绘画比赛中获得
+ * 优胜奖，感到非常开心。"), so its lead keeps the event. Not chosen by the query: the words a
+ * query shares with a memory are as often its feeling ("开心", "felt") as its event. A clause
+ * mark left at the end is dropped.
+ */
+export function leadOf(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (weightOf(trimmed) < MIN_LEAD_WEIGHT) return undefined;
+  let units = splitUnits(trimmed, SENTENCE_END);
+  if (units.length < 2) units = splitUnits(trimmed, CLAUSE_END);
+  if (units.length < 2) return undefined;
+  let to = 0;
+  while (weightOf(span(units, 0, to)) < MIN_KEY_WEIGHT && to < units.length - 1) to++;
+  if (to === units.length - 1) return undefined;
+  const kept = span(units, 0, to).replace(/[,，、;；:：]$/u, '');
+  return kept.length > trimmed.length * 0.8 ? undefined : kept;
+}
+
 function splitUnits(text: string, boundary: RegExp): string[] {
   return text
     .split(boundary)
