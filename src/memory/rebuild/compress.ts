@@ -1,6 +1,7 @@
 /**
- * Shortening items before the packer has to drop them: a long turn or fact becomes its key
- * sentence (the one sharing most query terms), a task becomes title + status + due.
+ * Shortening items before the packer has to drop them: a long turn becomes its key sentence
+ * (the one sharing most query terms), a memory record its lead (`leadOf`), a task title +
+ * status + due.
  */
 import type { SearchAnalyzer } from '../analyzer.js';
 
