@@ -1,6 +1,7 @@
 /**
- * Shortening items before the packer has to drop them: a long turn or fact becomes its key
- * sentence (the one sharing most query terms), a task becomes title + status + due.
+ * Shortening items before the packer has to drop them: a long turn becomes its key sentence
+ * (the one sharing most query terms), a memory record its lead (`leadOf`), a task title +
+ * status + due.
  */
 import type { SearchAnalyzer } from '../analyzer.js';
 
@@ -11,8 +12,12 @@ const CLAUSE_END = /(?<=[,，、;；:：])\s*/u;
 
 /** Below this weight (see `weightOf`) a text is not worth compressing. */
 const MIN_COMPRESS_WEIGHT = 60;
-/** A key sentence lighter than this takes its neighbour along ("Yes!" says little alone). */
-const MIN_KEY_WEIGHT = 40;
+/**
+ * A key sentence lighter than this takes its neighbour along ("Yes!", "Thanks, Mel!" say little
+ * alone; a sentence of 20 Latin or 8 CJK characters does). 20, not 40: on LoCoMo's tune half a
+ * shorter key sentence leaves room for more distinct turns (docs/benchmarks.md).
+ */
+const MIN_KEY_WEIGHT = 20;
 
 /** Length in "Latin characters": a CJK character carries about as much as 2.5 of them. */
 function weightOf(text: string): number {
@@ -27,7 +32,7 @@ function weightOf(text: string): number {
 
 /**
  * The sentence of `text` that shares most distinct terms with the query (ties: the earlier
- * one; none shared: the first), marked with "…" where text was cut; `undefined` when that
+ * one; none shared: the first), marked with "…" where text before it was cut; `undefined` when that
  * would not be meaningfully shorter. A single long sentence is cut at clause boundaries instead.
  */
 export function keySentence(text: string, queryTerms: ReadonlySet<string>, analyzer: SearchAnalyzer): string | undefined {
@@ -80,7 +85,9 @@ function distinct(terms: readonly string[]): readonly string[] {
 
 /**
  * The key sentence around unit `best` (see `keySentence`): it, and its neighbours while it weighs
- * too little; undefined when that would not be meaningfully shorter.
+ * too little; undefined when that would not be meaningfully shorter. A cut before it is marked
+ * ("… "), one after it is not: the line then reads as a sentence that starts mid-text, and the
+ * mark would cost a token on most compact lines (~70 of a 2,000-token history layer).
  */
 export function keyAt(k: KeyUnits, best: number): string | undefined {
   const { units } = k;
@@ -92,7 +99,31 @@ export function keyAt(k: KeyUnits, best: number): string | undefined {
   }
   const kept = span(units, from, to);
   if (kept.length > k.trimmedLength * 0.8) return undefined;
-  return `${from > 0 ? '… ' : ''}${kept}${to < units.length - 1 ? ' …' : ''}`;
+  return `${from > 0 ? '… ' : ''}${kept}`;
+}
+
+/** Below this weight a record is not worth cutting to its lead (see `leadOf`). */
+const MIN_LEAD_WEIGHT = 40;
+
+/**
+ * The lead of a record's text: its first sentence (or clause, for one long sentence), with the
+ * next ones while it weighs too little; undefined when that would not be meaningfully shorter.
+ * A memory says who did what first and how it felt or ended after ("Bart在学校的绘画比赛中获得
+ * 优胜奖，感到非常开心。"), so its lead keeps the event. Not chosen by the query: the words a
+ * query shares with a memory are as often its feeling ("开心", "felt") as its event. A clause
+ * mark left at the end is dropped.
+ */
+export function leadOf(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (weightOf(trimmed) < MIN_LEAD_WEIGHT) return undefined;
+  let units = splitUnits(trimmed, SENTENCE_END);
+  if (units.length < 2) units = splitUnits(trimmed, CLAUSE_END);
+  if (units.length < 2) return undefined;
+  let to = 0;
+  while (weightOf(span(units, 0, to)) < MIN_KEY_WEIGHT && to < units.length - 1) to++;
+  if (to === units.length - 1) return undefined;
+  const kept = span(units, 0, to).replace(/[,，、;；:：]$/u, '');
+  return kept.length > trimmed.length * 0.8 ? undefined : kept;
 }
 
 function splitUnits(text: string, boundary: RegExp): string[] {

@@ -4,7 +4,7 @@
  */
 import type { SearchAnalyzer } from '../analyzer.js';
 import type { Decision, Fact, Project, Task } from '../model.js';
-import { keySentence } from './compress.js';
+import { leadOf } from './compress.js';
 import type { ResolvedRebuildOptions } from './options.js';
 import type { PackCandidate } from './pack.js';
 import { entityMatch, taskMention, type QueryInfo } from './query.js';
@@ -190,11 +190,12 @@ export function bestOf<T extends { id: string; priority: number; protected?: boo
 
 /**
  * Other memories: free-form facts and the decisions outside the active project, by score.
- * Rendered in time order under a heading per year, each with its month and day; a long one
- * compresses to its key sentence. All are
- * scored; only the `o.memoryCandidates` best are built into candidates.
+ * Rendered in time order under a heading per year, each line opening with its month and day
+ * ("05-06 Ann moved to Lyon."); each starts as its lead sentence or clause and is shown in full
+ * while tokens are left. All are scored; only the `o.memoryCandidates` best are built into
+ * candidates.
  */
-export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: ResolvedRebuildOptions, analyzer: SearchAnalyzer, activeProjectId: string | undefined): PackCandidate[] {
+export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: ResolvedRebuildOptions, activeProjectId: string | undefined): PackCandidate[] {
   interface Scored {
     kind: 'fact' | 'decision';
     id: string;
@@ -226,24 +227,29 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     if (d.projectId !== null && d.projectId === activeProjectId) continue;
     add('decision', d.id, d.rationale ? `${d.text} (because ${d.rationale})` : d.text, d.createdAtMs, 0.5, d.sourceTurnIds);
   }
-  return bestOf(sameLinesMerged(scored, o.timeZone), o.memoryCandidates).map(({ kind, id, text, atMs, sources, ft, priority }) => {
+  const chosen = bestOf(sameLinesMerged(scored, o.timeZone), o.memoryCandidates);
+  return chosen.map(({ kind, id, text, atMs, sources, priority }) => {
     const date = formatDate(atMs, o.timeZone);
     const year = date.slice(0, date.length - 6);
     // Under a heading per year, a line names only its month and day: the year costs its tokens
-    // once per year instead of once per line.
-    const prefix = `- ${date.slice(-5)}: `;
+    // once per year instead of once per line. No bullet and no colon: the date opens the line
+    // (as a speaker opens a history line), 3 tokens instead of 6 ("- 05-06: "), which on a
+    // small budget is a memory more per six lines.
+    const prefix = `${date.slice(-5)} `;
     const body = oneLine(text);
-    const key = keySentence(body, query.terms, analyzer);
+    const lead = leadOf(body);
     return {
       layer: 'memories',
       kind,
       id,
       sources,
       full: prefix + body,
-      compact: key !== undefined ? prefix + key : undefined,
+      compact: lead !== undefined ? prefix + lead : undefined,
       priority,
-      // Items the query does not match at all start short, so more of them fit.
-      preferCompact: ft === 0,
+      // Every memory starts as its lead and is upgraded, best first, while tokens are left: the
+      // layer holds more distinct memories before any is dropped (as the history layer does with
+      // turns below its first full hit).
+      preferCompact: true,
       order: `${instantKey(atMs)}|${naturalKey(id)}`,
       group: `year:${year}`,
       groupHeader: `## ${year}`,

@@ -92,7 +92,7 @@ export async function rebuildContext(store: UserMemoryStore, query: string, opti
     ...projectCandidates(project, projectDecisions, o.timeZone),
     ...taskCandidates(inputs, q, o, analyzer),
     ...(await history),
-    ...memoryCandidates(inputs, q, o, analyzer, project?.id),
+    ...memoryCandidates(inputs, q, o, project?.id),
   ];
   const packed = packContext(candidates, layersBudget, o.layerShares, o.tokens);
   const context: RebuiltContext = {

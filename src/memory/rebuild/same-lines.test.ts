@@ -41,14 +41,14 @@ describe('memories layer: records that render as one line', () => {
     clock = Date.UTC(2026, 1, 3);
     await store.forUser('ann').setFact({ kind: 'fact', text: 'Ann moved to Lyon.', importance: 0.5, sourceTurnIds: ['A3'] });
     const ctx = await rebuildContext(store.forUser('ann'), 'kitten', { tokens, analyzer, now: Date.UTC(2026, 2, 1), timeZone: 'UTC', touch: false, clock: false });
-    expect(ctx.text).toBe('# Other memories\n## 2025\n- 01-02: Ann adopted a kitten.\n- 07-09: Ann took the kitten to the vet.\n## 2026\n- 02-03: Ann moved to Lyon.\n');
+    expect(ctx.text).toBe('# Other memories\n## 2025\n01-02 Ann adopted a kitten.\n07-09 Ann took the kitten to the vet.\n## 2026\n02-03 Ann moved to Lyon.\n');
     expect(ctx.tokens).toBe(tokens.count(ctx.text));
   });
 
   it('shows a repeated line once, with every source, and keeps the same words on another day', async () => {
     const ctx = await rebuildContext(store.forUser('bart'), 'bicycle', { tokens, analyzer, now: T0 + 10 * DAY_MS, timeZone: 'UTC', touch: false, clock: false });
     const lines = ctx.text.split('\n').filter((l) => l.includes('bicycle') || l.startsWith('## '));
-    expect(lines).toEqual(['## 2024', '- 05-06: Bart got a new bicycle from his mother.', '- 05-09: Bart got a new bicycle from his mother.']);
+    expect(lines).toEqual(['## 2024', '05-06 Bart got a new bicycle from his mother.', '05-09 Bart got a new bicycle from his mother.']);
     const items = ctx.layers.find((l) => l.name === 'memories')!.items.filter((i) => i.text.includes('bicycle'));
     expect(items.map((i) => [...i.sources].sort())).toEqual([['M1', 'M2', 'M3'], ['M4']]);
     expect(ctx.text).toContain('Lisa planted sunflowers');
