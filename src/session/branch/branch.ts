@@ -3,7 +3,8 @@
  * message or turn, trimmed by default — and written atomically into the agent's own folder, so
  * `claude --resume <id>` / `codex resume <id>` opens it.
  *
- * Pipeline (everything before the commit happens in a hidden staging folder; see staging.ts):
+ * Pipeline (everything before the commit happens in a staging folder under ctxvm's scratch folder,
+ * never in the agent's; see staging.ts):
  *   1. rewrite: new ids (and the cut) into a staged copy — this is the *pre-trim branch*;
  *   2. side files (Claude Code): subagent transcripts rewritten, tool outputs copied;
  *   3. trim the staged copy with the Step 2 trimmer, so its restore annotations name lines of the
@@ -52,6 +53,11 @@ export interface BranchOptions {
   claudeConfigDir: string;
   /** Codex CLI's home (`$CODEX_HOME`, default ~/.codex at the edges). */
   codexHome: string;
+  /**
+   * ctxvm's scratch folder (`$CTXVM_HOME/tmp` at the edges): the branch is built in a
+   * `staging-<pid>-<random>` folder there, which `ctxvm gc` removes once its process is gone.
+   */
+  scratchDir: string;
   /**
    * Project folder of the branch (default: the source's `cwd`). Claude Code: the branch goes into
    * that project's folder; both agents: `cwd` fields at or below the source's move there.
@@ -144,7 +150,7 @@ async function resumesThrough(file: string, uuid: string): Promise<boolean> {
   return index.lines.some((m) => m.uuid === uuid && chain.has(m.line));
 }
 
-/** Builds and validates a branch in a hidden staging folder; `commit()` makes it visible. */
+/** Builds and validates a branch in a staging folder under `scratchDir`; `commit()` makes it visible. */
 export async function prepareBranch(options: BranchOptions): Promise<PreparedBranch> {
   ensureDrivers();
   const agent = await detectAgent(options.source);
@@ -165,7 +171,7 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
   let trimmed: TrimReport | undefined;
   const release = () => held.release();
   try {
-    staging = await createStaging(plan.targetDir, id);
+    staging = await createStaging(options.scratchDir, id);
     const pre = staging.file('branch.part');
     const written = await plan.write(pre, staging.sideDir);
     const holders: string[] = [];

@@ -117,10 +117,14 @@ export interface SessionGcOptions {
   graceMs?: number;
   /**
    * Agents' session folders, where an interrupted write may have left an atomic writer's
-   * `.<name>.<random>.tmp` file or a branch's hidden staging folder.
+   * `.<name>.<random>.tmp` file, or a branch its hidden landing folder (a commit across file
+   * systems) or, from an older ctxvm, its staging folder.
    */
   tempDirs?: readonly string[];
-  /** ctxvm's scratch folder (`$CTXVM_HOME/tmp`): subfolders older than an hour are removed. */
+  /**
+   * ctxvm's scratch folder (`$CTXVM_HOME/tmp`, where branches are staged): a subfolder named
+   * with a pid (`<kind>-<pid>-<random>`) is removed once that process is gone, others after an hour.
+   */
   scratchDir?: string;
   /** Clock, Unix ms (default `Date.now`). */
   now?: () => number;
