@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { cleanupStaleTempFiles } from '../../core/atomic-file.js';
 import { cleanupStaleBranchStaging } from '../branch/staging.js';
+import { processAlive } from '../../core/process-alive.js';
 import { CtxvmError, NotFoundError } from '../../errors.js';
 import type { GcResult, ObjectStore } from '../../store/object-store.js';
 import type { BranchRecord, SessionCatalog, SnapshotRecord } from './catalog.js';
@@ -99,15 +100,7 @@ export const PENDING_MAX_AGE_MS = 24 * 60 * 60_000;
 /** Scratch folders left by a killed command whose name records no pid are removed after this long, ms (1 hour). */
 export const STALE_SCRATCH_MS = 60 * 60_000;
 
-/** Whether a process is alive on this host. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { processAlive } from '../../core/process-alive.js';
 
 /** Options of `collectSessionGarbage`. */
 export interface SessionGcOptions {
