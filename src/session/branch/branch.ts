@@ -27,6 +27,7 @@ import type { AgentKind } from '../context-model.js';
 import { detectAgent, driverFor, newFindings, registerSessionDriver, trimSession, type TrimReport } from '../session.js';
 import type { TrimPolicy } from '../trim/policy.js';
 import { planClaude, planCodex } from './agent-plan.js';
+import { invalidOutputError } from '../invalid-output.js';
 import { isUuid, newSessionId, resumeCommand } from './paths.js';
 import { holdUnderLease } from './held-store.js';
 import { commitStaging, createStaging, type Staging } from './staging.js';
@@ -197,14 +198,23 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
     const loaded = await driverFor(agent).load(final);
     const added = newFindings(source.findings, loaded.findings).filter((f) => f.severity === 'error');
     if (added.length > 0) {
-      const list = added.slice(0, 10).map((e) => `line ${e.line}: ${e.rule}: ${e.message}`);
-      throw new CtxvmError('E_INVALID', `the branch of ${options.source} would be invalid, so nothing was written:\n  ${list.join('\n  ')}`, {
-        hint: options.at !== undefined ? 'try another --at point, or check the source with `ctxvm session validate`' : 'check the source with `ctxvm session validate`',
+      if (source.findings.some((f) => f.severity === 'error')) throw invalidOutputError({ input: options.source, output: 'branch', inputFindings: source.findings, added, ...(options.at !== undefined ? { hint: 'or try another --at point' } : {}) });
+      // a cut can leave out what a valid source had (a result before the cut, its call after)
+      const list = added.slice(0, 10).map((e) => `branch line ${e.line}: ${e.rule}: ${e.message}`);
+      throw new CtxvmError('E_INVALID', `the branch of ${options.source}${options.at !== undefined ? ` at ${String(options.at)}` : ''} would be invalid, so nothing was written:\n  ${list.join('\n  ')}`, {
+        hint: options.at !== undefined ? 'try another --at point' : `check the source with \`ctxvm session validate ${options.source}\``,
       });
     }
     if (written.checkOnChain && !(await resumesThrough(final, written.checkOnChain))) {
-      throw new CtxvmError('E_INTERNAL', `the branch of ${options.source} would not resume through the message at line ${written.at?.line}; nothing was written`, {
-        hint: 'please report this with the source file',
+      const chain = source.findings.filter((f) => f.severity === 'error' || f.rule === 'parent-chain' || f.rule === 'dangling-parent');
+      if (chain.length > 0) {
+        const list = chain.slice(0, 10).map((f) => `${options.source}:${f.line}: ${f.rule}: ${f.message}`);
+        throw new CtxvmError('E_INVALID', `the branch of ${options.source} would not resume through the message at line ${written.at?.line}, so nothing was written: the source's own chain is broken:\n  ${list.join('\n  ')}`, {
+          hint: `run \`ctxvm session validate ${options.source}\` to see every problem; cut at a message on the chain Claude Code resumes (after the break), or repair the parentUuid named above`,
+        });
+      }
+      throw new CtxvmError('E_INTERNAL', `this is a bug in ctxvm: the branch of ${options.source}, a valid session, would not resume through the message at line ${written.at?.line}; nothing was written`, {
+        hint: `the source is untouched; please report it with ${options.source}`,
       });
     }
     const result: BranchResult = {
