@@ -167,6 +167,7 @@ async function work(options: HookRunOptions, entry: (e: Omit<HookLogEntry, 'time
       if (now() >= deadline) return entry({ outcome: 'skipped', reason: 'transcript is still being written' });
     }
     const projectDir = dirname(transcript);
+    // staging folders an older ctxvm left in the project folder (this one stages under <home>/tmp)
     await cleanupStaleBranchStaging(projectDir).catch(() => 0);
     const prepared = await prepareBranch({
       source: snapshot,
@@ -176,6 +177,7 @@ async function work(options: HookRunOptions, entry: (e: Omit<HookLogEntry, 'time
       store: options.store,
       claudeConfigDir: options.claudeConfigDir,
       codexHome: options.codexHome,
+      scratchDir: join(ctxvmHome, 'tmp'),
       title: `ctxvm: trimmed copy of ${payload.session_id.slice(0, 8)}`,
       ...(options.policy ? { policy: options.policy } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),

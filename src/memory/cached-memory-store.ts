@@ -200,6 +200,9 @@ export function createCachedMemoryStore(options: CachedMemoryStoreOptions): Cach
       // The view inside is the warm store's own (uncached: it must see its own writes); the
       // user's cached values are retired once the one transaction has committed (or failed).
       ...(inner.atomically ? { atomically: <T>(fn: (store: UserMemoryStore) => Promise<T>) => write('records', () => inner.atomically!(fn)) } : {}),
+      // Claims of message ids are not memory: never cached, they retire nothing.
+      claimMessage: (id, owner, atMs, canTakeOver) => inner.claimMessage(id, owner, atMs, canTakeOver),
+      releaseMessage: (id, owner) => inner.releaseMessage(id, owner),
     };
   }
 

@@ -18,6 +18,7 @@ import { settleTentative, type Extraction, type ExtractOptions, type RecentEntit
 import type { MemoryStore, UserMemoryStore } from './memory-store.js';
 import type { Turn } from './model.js';
 import { createRecentEntities, type RecentEntities } from './recent-entities.js';
+import { claimAbandoned, messageClaimOwner } from './message-claim.js';
 import { checkRetry, MAX_MESSAGE_ID_LENGTH, repeatedMessage, replyTurnId, storedMessage } from './repeated-message.js';
 import { createCachedMemoryStore, isCachedMemoryStore, type CachedMemoryStoreOptions, type ReadCacheStats } from './cached-memory-store.js';
 import { createRefreshAhead, type RefreshAhead, type RefreshAheadOptions } from './cache/refresh-ahead.js';
@@ -403,8 +404,10 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   }
 
   // Ids of messages this manager is processing now: a repeat arriving meanwhile is refused (the
-  // first will answer it) instead of being taken for a retry of a failed first (see ./repeated-message.ts).
+  // first will answer it) without asking the warm store. Repeats sent to other processes find the
+  // claim in the warm store (see ./message-claim.ts and ./repeated-message.ts).
   const inFlight = new Set<string>();
+  const claimOwner = messageClaimOwner();
 
   async function processMessage(message: IncomingMessage, llm: LlmCallback = createOfflineResponder()): Promise<ProcessResult> {
     checkMessage(message);
@@ -413,7 +416,15 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     if (inFlight.has(key)) throw repeatedMessage(message.userId, message.id, null);
     inFlight.add(key);
     try {
-      return await processOnce(message, llm);
+      const claims = user(message.userId);
+      const nowMs = clock.now();
+      if (!(await claims.claimMessage(message.id, claimOwner, nowMs, (held) => claimAbandoned(held, { nowMs })))) throw repeatedMessage(message.userId, message.id, null);
+      try {
+        return await processOnce(message, llm);
+      } finally {
+        // a failed release leaves the claim until it is taken over (its age, or this pid gone)
+        await claims.releaseMessage(message.id, claimOwner).catch(() => undefined);
+      }
     } finally {
       inFlight.delete(key);
     }

@@ -4,6 +4,7 @@
  * user (DESIGN.md: users are isolated in the storage layer itself). Drivers: SQLite (default,
  * FTS5) and PostgreSQL (Step 5); one contract suite in test/contract/memory-store.contract.ts.
  */
+import type { MessageClaim } from './message-claim.js';
 import type { Decision, Fact, HistoryEntry, MemoryKind, Project, Task, TaskPriority, TaskStatus, Turn } from './model.js';
 
 /** A new task; the store assigns id and times. */
@@ -229,6 +230,17 @@ export interface UserMemoryStore {
    * callers fall back to writing step by step.
    */
   atomically?<T>(fn: (store: UserMemoryStore) => Promise<T>): Promise<T>;
+
+  /**
+   * Claims message id `id` for `owner` while it is being answered, atomically across every
+   * process on this store (src/memory/message-claim.ts): true when this call holds the claim —
+   * none was held, or the one held is one `canTakeOver` gives up on (its process died) — false
+   * while another owner holds it. `atMs` is the claim's time, Unix ms. Not cached; called outside
+   * `atomically`, since the claim must be visible to the others at once.
+   */
+  claimMessage(id: string, owner: string, atMs: number, canTakeOver: (held: MessageClaim) => boolean): Promise<boolean>;
+  /** Drops `owner`'s claim of message id `id`; another owner's claim is left alone. */
+  releaseMessage(id: string, owner: string): Promise<void>;
 }
 
 /** Options of `MemoryStore.forUser`. */

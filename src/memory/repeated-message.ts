@@ -8,9 +8,10 @@
  * - stored, not answered (the LLM failed): the repeat answers it — a new rebuild and LLM call,
  *   the reply stored — without applying the message to memory again (`ProcessResult.resumed`);
  * - the same id arriving while the first is processed: refused with `E_CONFLICT` (response
- *   null), by the manager processing it, or by the store when two race to store it. A repeat
- *   sent to another process (another worker) while the first waits for its reply finds it
- *   stored and unanswered, and answers it as above;
+ *   null), in this process or any other on the warm store: the first holds a claim of the id in
+ *   the warm store until it answered or failed (./message-claim.ts), so a repeat sent to another
+ *   worker is not taken for a retry of a failed first. (The store also refuses a second insert
+ *   of the turn, should a claim ever be taken over from a process that was still running.);
  * - the id of another text: refused with `E_CONFLICT` (a retry repeats its message).
  */
 import { CtxvmError } from '../errors.js';

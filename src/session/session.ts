@@ -16,6 +16,7 @@ import { detectSessionAgent } from './detect-agent.js';
 import { codexDriver } from './codex/driver.js';
 import type { AgentContext, AgentKind, TokenCategory } from './context-model.js';
 import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding } from './driver.js';
+import { invalidOutputError } from './invalid-output.js';
 import { priceFor } from './pricing.js';
 import { countContextTokens, type TokenBreakdown } from './token-breakdown.js';
 import { resolvePolicy, type TrimPolicy } from './trim/policy.js';
@@ -181,9 +182,10 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
   const check = async (temp: string) => {
     const loaded = await loadFindings(driver, temp, lean);
     checked = loaded;
-    return newFindings(before.findings, loaded.findings)
-      .filter((f) => f.severity === 'error')
-      .map((f) => `line ${f.line}: ${f.rule}: ${f.message}`);
+    const added = newFindings(before.findings, loaded.findings).filter((f) => f.severity === 'error');
+    // an input that was already invalid is named with its own errors; a valid one means a bug
+    if (added.length > 0) throw invalidOutputError({ input: options.input, output: 'trimmed copy', inputFindings: before.findings, added });
+    return [];
   };
   const tokens = options.tokens ?? createTokenCounter();
   const stats: DriverTrimStats = await driver.trim({

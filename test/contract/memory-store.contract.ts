@@ -573,6 +573,32 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       await expect(h.store.listUsers({ limit: 0 })).rejects.toMatchObject({ code: 'E_USAGE' });
     });
 
+    it('claims a message id for one owner at a time, atomically, per user (claimMessage)', async () => {
+      const never = () => false;
+      // ten owners at once: exactly one holds the claim
+      const owners = Array.from({ length: 10 }, (_, i) => `host~${1000 + i}~o${i}`);
+      const won = await Promise.all(owners.map((o) => u.claimMessage('m1', o, T0, never)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const holder = owners[won.indexOf(true)]!;
+      // the holder cannot claim it twice, another owner cannot release it
+      expect(await u.claimMessage('m1', holder, T0, never)).toBe(false);
+      await u.releaseMessage('m1', 'host~1~someone-else');
+      expect(await u.claimMessage('m1', 'host~2~late', T0, never)).toBe(false);
+      // another user's id of the same name is free
+      expect(await h.store.forUser('bob').claimMessage('m1', 'host~3~bob', T0, never)).toBe(true);
+      // released, it is free again
+      await u.releaseMessage('m1', holder);
+      expect(await u.claimMessage('m1', 'host~4~next', T0 + 1, never)).toBe(true);
+      // taken over only when the check gives the held claim up, and by one of several at once
+      const seen: unknown[] = [];
+      expect(await u.claimMessage('m1', 'host~5~polite', T0 + 2, (held) => (seen.push(held), false))).toBe(false);
+      expect(seen).toEqual([{ owner: 'host~4~next', claimedAtMs: T0 + 1 }]);
+      const takers = await Promise.all(['a', 'b', 'c', 'd'].map((x) => u.claimMessage('m1', `host~6~${x}`, T0 + 3, (held) => held.owner === 'host~4~next')));
+      expect(takers.filter(Boolean)).toHaveLength(1);
+      // claims are not memory: no version moves
+      expect(await u.version()).toBe(0);
+    });
+
     memoryStoreIsolationContract(() => h.store);
   });
 }

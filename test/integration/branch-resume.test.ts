@@ -200,7 +200,7 @@ describe.skipIf(!enabled)('branches resume in the real agents under their new id
       const name = `${basename(file)}${at ? ` --at ${at}` : ''}`;
       let r: BranchResult;
       try {
-        r = await branchSession({ source: file, store, claudeConfigDir: join(dir, 'claude'), codexHome: join(dir, 'codex'), measure: false, ...(at ? { at } : {}) });
+        r = await branchSession({ source: file, store, claudeConfigDir: join(dir, 'claude'), codexHome: join(dir, 'codex'), scratchDir: join(dir, 'ctxvm', 'tmp'), measure: false, ...(at ? { at } : {}) });
       } catch (e) {
         failures.push(`${name}: branch failed: ${(e as Error).message}`);
         return;
@@ -234,7 +234,7 @@ describe.skipIf(!enabled)('branches resume in the real agents under their new id
       const name = `${basename(file).slice(8, 27)}${at ? ` --at ${at}` : ''}`;
       let r: BranchResult;
       try {
-        r = await branchSession({ source: file, store, claudeConfigDir: join(dir, 'claude'), codexHome: join(dir, 'codex'), measure: false, ...(at ? { at } : {}) });
+        r = await branchSession({ source: file, store, claudeConfigDir: join(dir, 'claude'), codexHome: join(dir, 'codex'), scratchDir: join(dir, 'ctxvm', 'tmp'), measure: false, ...(at ? { at } : {}) });
       } catch (e) {
         failures.push(`${name}: branch failed: ${(e as Error).message}`);
         return;
@@ -274,7 +274,7 @@ describe.skipIf(!enabled)('branches resume in the real agents under their new id
     expect(long.length).toBeGreaterThan(200);
     for (const [file, cwd] of [[aforge, short], [compacted, long]] as const) {
       await mkdir(cwd, { recursive: true });
-      const r = await branchSession({ source: file, store, claudeConfigDir: home, codexHome: join(dir, 'codex'), cwd, measure: false, title: 'ctxvm branch' });
+      const r = await branchSession({ source: file, store, claudeConfigDir: home, codexHome: join(dir, 'codex'), scratchDir: join(dir, 'ctxvm', 'tmp'), cwd, measure: false, title: 'ctxvm branch' });
       // reconstructed before resuming: the agent appends the new turn to the file
       const ours = await ourClaudeShape(r.path);
       const { request, output } = await resumeInPlace('claude', bins.claude, 'continue', cwd, home);
@@ -289,8 +289,8 @@ describe.skipIf(!enabled)('branches resume in the real agents under their new id
     const home = join(dir, 'inplace-codex');
     const cwd = join(dir, 'work', 'codex-project');
     await mkdir(cwd, { recursive: true });
-    const moved = await branchSession({ source: file, store, claudeConfigDir: join(dir, 'claude'), codexHome: home, cwd, measure: false, now: Date.now() - 3_600_000 });
-    const r = await branchSession({ source: file, store, claudeConfigDir: join(dir, 'claude'), codexHome: home, measure: false });
+    const moved = await branchSession({ source: file, store, claudeConfigDir: join(dir, 'claude'), codexHome: home, scratchDir: join(dir, 'ctxvm', 'tmp'), cwd, measure: false, now: Date.now() - 3_600_000 });
+    const r = await branchSession({ source: file, store, claudeConfigDir: join(dir, 'claude'), codexHome: home, scratchDir: join(dir, 'ctxvm', 'tmp'), measure: false });
     expect(r.path.startsWith(join(home, 'sessions'))).toBe(true);
     // reconstructed before resuming: the agent appends the new turn to the file
     const ours = (await reconstructCodexContext(await scanCodexSession(r.path))).items.map((x) => canon(x.item as Item));

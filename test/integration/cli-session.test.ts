@@ -100,6 +100,22 @@ describe('ctxvm session trim / restore / page-in', () => {
     expect(report.valid).toBe(true);
   });
 
+  it('trim of a session that is already invalid says so, naming its file, line and rule', async () => {
+    // two replies with different message ids in a row: an error trimming neither adds nor repairs
+    const t = bigSession();
+    t.assistant('msg_extra', text('and another thing'));
+    t.user('one more question');
+    t.assistant('msg_last', text('last answer'));
+    const bad = await writeTranscript(dir, t, 'already-invalid.jsonl');
+    const validate = await ctxvm('session', 'validate', bad, '--json');
+    const errors = json<{ errors: { line: number; rule: string }[] }>(validate).errors;
+    expect(errors.map((e) => e.rule)).toEqual(['role-order']);
+    const r = await ctxvm('session', 'trim', bad, '-o', join(dir, 'already-invalid.trimmed.jsonl'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`valid: no: the input's own 1 error(s) are kept as they were (first: ${bad}:${errors[0]!.line}: role-order), none added; see \`ctxvm session validate ${bad}\``);
+    expect(r.stdout + r.stderr).not.toMatch(/please report|bug in ctxvm/);
+  });
+
   it('restore reproduces the original bytes', async () => {
     const restored = join(dir, 'restored.jsonl');
     const r = await ctxvm('session', 'restore', out(), '-o', restored);

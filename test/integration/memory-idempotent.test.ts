@@ -1,12 +1,13 @@
 /**
  * A message id makes processMessage idempotent across processes: the same message sent to two
  * managers at once — a client retrying a request that landed on another worker — on one SQLite
- * file and on one PostgreSQL schema. Exactly one applies it; the others are refused with
- * E_CONFLICT or, finding it stored but not yet answered, answer it without applying it; one task
- * and one pair of turns are stored, and every answer given is the stored reply.
+ * file and on one PostgreSQL schema. Exactly one answers it, applying it once; every other copy
+ * is refused with E_CONFLICT (the warm store's claim of the id: none is taken for a retry of a
+ * failed first and answered again); one task and one pair of turns are stored. A claim left by a
+ * process that died is taken over, and the message answered then.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CtxvmError } from '../../src/errors.js';
@@ -18,6 +19,8 @@ import { createTempSchema } from '../support/postgres.js';
 import { describeWithService } from '../support/services.js';
 
 const NOW = Date.UTC(2026, 2, 10, 9, 0);
+/** Above Linux's pid_max (2^22): no process has it. */
+const DEAD_PID = 999_999_999;
 
 async function sameIdToTwoWorkers(options: OpenWarmDatabaseOptions): Promise<void> {
   const dbs = [await openWarmDatabase(options), await openWarmDatabase(options)];
@@ -26,17 +29,24 @@ async function sameIdToTwoWorkers(options: OpenWarmDatabaseOptions): Promise<voi
   const workers = stores.map((store, i) => createMemoryManager({ store, hot: hots[i]!, defaultTimeZone: 'UTC', multiProcess: true }));
   try {
     await workers[0]!.processMessage({ userId: 'ann', text: 'hello', now: NOW - 60_000 }); // the schema and index exist before the race
-    const send = (i: number) =>
-      workers[i % 2]!.processMessage({ userId: 'ann', text: 'remind me to renew the lease on friday', now: NOW, id: 'req-1' }).then(
+    // a reply that takes a while, as a real LLM's does: copies sent meanwhile find the message
+    // stored and not answered yet, the moment a copy used to be taken for a retry of a failed first
+    const slowReply = async () => {
+      await new Promise((r) => setTimeout(r, 400));
+      return 'noted: renew the lease on friday';
+    };
+    const send = async (i: number) => {
+      await new Promise((r) => setTimeout(r, i * 60));
+      return workers[i % 2]!.processMessage({ userId: 'ann', text: 'remind me to renew the lease on friday', now: NOW, id: 'req-1' }, slowReply).then(
         (r) => ({ ok: true as const, r }),
         (e: unknown) => ({ ok: false as const, e }),
       );
-    const results = await Promise.all([0, 1, 2, 3].map(send));
-    // One applied it. A copy that found it stored but not yet answered answered it too, applying
-    // nothing (resumed); one that raced the store itself was refused.
+    };
+    const results = await Promise.all([0, 1, 2, 3, 4, 5].map(send));
+    // One answered it and applied it; the others were refused while it was being answered (or,
+    // when it was answered before they came, with its reply)
     const done = results.flatMap((x) => (x.ok ? [x.r] : []));
-    expect(done.filter((r) => !r.resumed).map((r) => r.applied.length)).toEqual([1]);
-    for (const r of done.filter((d) => d.resumed)) expect(r.applied).toEqual([]);
+    expect(done.map((r) => ({ resumed: r.resumed, applied: r.applied.length }))).toEqual([{ resumed: false, applied: 1 }]);
     for (const x of results) if (!x.ok) expect(CtxvmError.is(x.e) ? x.e.code : x.e).toBe('E_CONFLICT');
     const ann = stores[1]!.forUser('ann');
     expect((await ann.listTasks()).map((t) => t.title)).toEqual([expect.stringMatching(/lease/)]);
@@ -49,6 +59,18 @@ async function sameIdToTwoWorkers(options: OpenWarmDatabaseOptions): Promise<voi
       const retry = await worker.processMessage({ userId: 'ann', text: 'remind me to renew the lease on friday', now: NOW + 5_000, id: 'req-1' }).catch((e: unknown) => e);
       expect((retry as CtxvmError).details).toMatchObject({ response: turns[1]!.text });
     }
+
+    // a claim held by a live process is respected; one whose process is gone is taken over
+    const ann2 = stores[0]!.forUser('ann');
+    const alive = `${hostname()}~${process.pid}~other`;
+    expect(await ann2.claimMessage('req-2', alive, Date.now(), () => false)).toBe(true);
+    const held = await workers[1]!.processMessage({ userId: 'ann', text: 'what is due?', id: 'req-2' }).catch((e: unknown) => e);
+    expect(held).toMatchObject({ code: 'E_CONFLICT', details: { response: null } });
+    await ann2.releaseMessage('req-2', alive);
+    expect(await ann2.claimMessage('req-3', `${hostname()}~${DEAD_PID}~crashed`, Date.now(), () => false)).toBe(true);
+    const taken = await workers[1]!.processMessage({ userId: 'ann', text: 'what is due?', id: 'req-3' });
+    expect(taken.resumed).toBe(false);
+    expect((await ann2.getTurns(['req-3', 'req-3:reply'])).map((t) => t.id)).toEqual(['req-3', 'req-3:reply']);
   } finally {
     for (const h of hots) await h.close();
     for (const s of stores) await s.close();

@@ -54,6 +54,14 @@ function keepErrorsOption(): Option {
 }
 
 /** What to keep, from the flags; the old spellings still work and say what they became. */
+/** The trim report's validity line: an input that was already invalid stays so, and says where. */
+function validLine(input: string, report: { valid: boolean; warnings: ReadonlyArray<{ severity: string; repaired: boolean; line: number; rule: string }> }): string {
+  if (report.valid) return '  valid: yes (checked before writing)';
+  const kept = report.warnings.filter((f) => f.severity === 'error' && !f.repaired);
+  const first = kept[0];
+  return `  valid: no: the input's own ${kept.length} error(s) are kept as they were${first ? ` (first: ${input}:${first.line}: ${first.rule})` : ''}, none added; see \`ctxvm session validate ${input}\``;
+}
+
 export function keepFlags(opts: TrimFlags, warn: (message: string) => void): { thinking: boolean; images: boolean; errors: boolean } {
   if (opts.thinking === false) warn('--no-thinking is now --keep-thinking (it always meant: keep thinking blocks)');
   if (opts.images === false) warn('--no-images is now --keep-images (it always meant: keep images)');
@@ -114,7 +122,7 @@ export function registerSession(program: Command, ctx: CommandContext): void {
           ...(report.request ? [`  request ${formatInt(report.request.tokens)} → ${formatInt(report.request.trimmedTokens)}  (${formatReduction(report.request.reduction)} of the whole request: system + tools ${formatInt(report.request.systemAndTools)}, from the log's usage)`] : []),
           `  bytes   ${formatBytes(report.input.bytes)} → ${formatBytes(report.output.bytes)}`,
           `  paged out: ${Object.entries(report.pagedOut).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}; ${report.removedLines} lines removed`,
-          `  valid: yes (checked before writing)`,
+          validLine(input, report),
           `  undo: ctxvm session restore ${opts.output} -o <original.jsonl>`,
         ].join('\n'),
       );

@@ -9,6 +9,7 @@
  *   tasks.ts        tasks and their lifecycle
  *   projects.ts     projects           decisions.ts decisions        facts.ts  facts, preferences
  *   history.ts      change history     access.ts    access stats     search.ts full-text search
+ *   message-claims.ts  which process is answering a message id (idempotent requests)
  *   fulltext*.ts    the dialect-specific full-text index
  */
 import { UsageError } from '../../errors.js';
@@ -27,6 +28,7 @@ import { listUsers } from './users.js';
 import { fullTextDialectFor } from './fulltext.js';
 import type { SqliteFullTextOptions } from './fulltext-sqlite.js';
 import { listHistory } from './history.js';
+import { claimMessage, releaseMessage } from './message-claims.js';
 import { ensureProject, getProject, listProjects } from './projects.js';
 import { num, type Row } from './rows.js';
 import { recordPool } from './record-pool.js';
@@ -167,5 +169,7 @@ function userStore(scope: UserScope): UserMemoryStore {
     touchMany: (touches, atMs) => touchMany(scope, touches, atMs),
     accessStats: (kind, ids) => accessStats(scope, kind, ids),
     atomically: (fn) => atomically(scope, userStore, fn),
+    claimMessage: (id, owner, atMs, canTakeOver) => claimMessage(scope, id, owner, atMs, canTakeOver),
+    releaseMessage: (id, owner) => releaseMessage(scope, id, owner),
   };
 }

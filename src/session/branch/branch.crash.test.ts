@@ -1,7 +1,9 @@
 /**
  * A branch process killed at any moment (SIGKILL, no cleanup) leaves the agent's folder holding
  * only complete sessions: either nothing, or the whole branch byte for byte; never a partial
- * `.jsonl`. The child is a real Node process running the library, bundled on the fly with
+ * `.jsonl`, and no hidden staging entry either (staging lives under `$CTXVM_HOME/tmp`). What it
+ * left there, `ctxvm gc --grace 0` (collectSessionGarbage, as the CLI calls it) removes at once,
+ * with the objects its lease held. The child is a real Node process running the library, bundled on the fly with
  * rolldown (a dependency of vite); the test skips with a reason where rolldown is unavailable.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,9 +14,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_CORPUS_DIR, REPO_ROOT, generateClaudeSession, generatorSkipReason, printSkipReason } from '../../../test/support/corpus.js';
 import { createFsObjectStore } from '../../store/drivers/objects-fs.js';
+import { openWarmDatabase } from '../../store/warm/open.js';
+import { collectSessionGarbage } from '../dag/maintenance.js';
+import { createSqlSessionCatalog } from '../dag/sql-catalog.js';
 import { validateSession } from '../session.js';
 import { branchSession } from './branch.js';
-import { cleanupStaleBranchStaging } from './staging.js';
 import { countingUuids, createBranchTestEnv, type BranchTestEnv } from './testing.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -41,8 +45,8 @@ const [source, root, newId, cwd] = process.argv.slice(2);
 process.stdout.write('start\\n');
 await branchSession({
   source, newId, cwd, newUuid: countingUuids(), measure: false,
-  store: createFsObjectStore({ root: root + '/objects', durability: 'deferred' }),
-  claudeConfigDir: root + '/claude', codexHome: root + '/codex',
+  store: createFsObjectStore({ root: root + '/ctxvm/objects', durability: 'deferred' }),
+  claudeConfigDir: root + '/claude', codexHome: root + '/codex', scratchDir: root + '/ctxvm/tmp',
 });
 process.stdout.write('done\\n');
 `;
@@ -63,6 +67,10 @@ async function visibleFiles(dir: string, prefix = ''): Promise<Map<string, Buffe
     else out.set(rel, await readFile(join(dir, e.name)));
   }
   return out;
+}
+
+async function namesIn(dir: string): Promise<string[]> {
+  return existsSync(dir) ? readdir(dir) : [];
 }
 
 function runChild(root: string, killAfterMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; ms: number }> {
@@ -114,6 +122,7 @@ describe.skipIf(!!skip)('a branch process killed mid-branch', () => {
       store: env.store,
       claudeConfigDir: join(env.dir, 'reference', 'claude'),
       codexHome: join(env.dir, 'reference', 'codex'),
+      scratchDir: env.scratchDir,
     });
     expect((await validateSession(r.path)).valid).toBe(true);
     reference = await visibleFiles(join(env.dir, 'reference', 'claude', 'projects'));
@@ -131,10 +140,14 @@ describe.skipIf(!!skip)('a branch process killed mid-branch', () => {
     expect(await visibleFiles(join(env.dir, 'full', 'claude', 'projects'))).toEqual(reference);
 
     const outcomes = { nothing: 0, staging: 0, sideOnly: 0, complete: 0 };
+    let stagingRemoved = 0;
     // kill points spread over the run, the last one after it (a branch that finished is complete)
     for (let i = 0; i <= KILLS; i++) {
       const root = join(env.dir, `kill-${i}`);
       const run = await runChild(root, i === KILLS ? full.ms * 3 : Math.round((full.ms * (i + 0.5)) / KILLS));
+      const projectDir = join(root, 'claude', 'projects', CWD.replace(/[^a-zA-Z0-9]/g, '-'));
+      // nothing hidden in the agent's folder, whenever the kill came
+      if (existsSync(projectDir)) expect((await readdir(projectDir)).filter((n) => n.startsWith('.')), `after kill ${i}`).toEqual([]);
       const seen = await visibleFiles(join(root, 'claude', 'projects'));
       const mainKey = [...reference.keys()].find((k) => k.endsWith('.jsonl') && !k.includes('/subagents/'))!;
       for (const [k, bytes] of seen) {
@@ -142,6 +155,8 @@ describe.skipIf(!!skip)('a branch process killed mid-branch', () => {
         expect(reference.has(k), `${k} after kill ${i}`).toBe(true);
         expect(bytes.equals(reference.get(k)!), `${k} after kill ${i} is partial`).toBe(true);
       }
+      const scratch = join(root, 'ctxvm', 'tmp');
+      const staged = (await namesIn(scratch)).filter((n) => n.startsWith('staging-'));
       if (seen.has(mainKey)) {
         expect(seen).toEqual(reference);
         expect((await validateSession(join(root, 'claude', 'projects', mainKey))).valid).toBe(true);
@@ -151,20 +166,26 @@ describe.skipIf(!!skip)('a branch process killed mid-branch', () => {
         expect([...seen.keys()].sort()).toEqual([...reference.keys()].filter((k) => k !== mainKey).sort());
         outcomes.sideOnly++;
       } else {
-        const dir = join(root, 'claude', 'projects', CWD.replace(/[^a-zA-Z0-9]/g, '-'));
-        if (existsSync(dir) && (await readdir(dir)).some((n) => n.startsWith('.ctxvm-branch-'))) outcomes.staging++;
+        if (staged.length > 0) outcomes.staging++;
         else outcomes.nothing++;
         expect(run.signal === 'SIGKILL' || run.stdout.includes('done')).toBe(true);
       }
       // the object store survives too: every object reads back and matches its hash
-      const store = createFsObjectStore({ root: join(root, 'objects') });
+      const store = createFsObjectStore({ root: join(root, 'ctxvm', 'objects') });
       for await (const h of store.list()) await store.verify(h);
-      // leftovers are hidden and removable
-      const dir = join(root, 'claude', 'projects', CWD.replace(/[^a-zA-Z0-9]/g, '-'));
-      if (existsSync(dir)) await cleanupStaleBranchStaging(dir, 0);
-      if (existsSync(dir)) expect((await readdir(dir)).filter((n) => n.startsWith('.'))).toEqual([]);
+      // `ctxvm gc --grace 0` right away: the dead process's staging goes, and what its lease held
+      const db = await openWarmDatabase({ db: join(root, 'ctxvm', 'ctxvm.db') });
+      try {
+        const gc = await collectSessionGarbage({ catalog: createSqlSessionCatalog(db), store, graceMs: 0, tempDirs: [projectDir], scratchDir: scratch });
+        expect(gc.tempFiles).toBeGreaterThanOrEqual(staged.length);
+      } finally {
+        await db.close();
+      }
+      stagingRemoved += staged.length;
+      expect(await namesIn(scratch), `scratch after kill ${i} and gc`).toEqual([]);
+      for await (const h of store.list()) expect((await store.holders(h)).filter((x) => x.startsWith('lease:')), `object ${h} after kill ${i} and gc`).toEqual([]);
     }
-    console.log(`kills at ${KILLS} points over ${full.ms} ms: ${JSON.stringify(outcomes)}`);
+    console.log(`kills at ${KILLS} points over ${full.ms} ms: ${JSON.stringify(outcomes)}; staging folders gc removed: ${stagingRemoved}`);
     // the kills landed while the branch was being built, not only before or after
     expect(outcomes.staging).toBeGreaterThan(0);
     expect(outcomes.complete).toBeGreaterThan(0);

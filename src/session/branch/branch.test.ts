@@ -28,7 +28,7 @@ afterEach(async () => {
   await env.cleanup();
 });
 
-const base = () => ({ store: env.store, claudeConfigDir: env.claudeConfigDir, codexHome: env.codexHome, measure: false });
+const base = () => ({ store: env.store, claudeConfigDir: env.claudeConfigDir, codexHome: env.codexHome, scratchDir: env.scratchDir, measure: false });
 
 async function sentMessages(file: string) {
   const ctx = await reconstructClaudeContext(await scanClaudeSession(file));
@@ -289,12 +289,16 @@ describe('refusals and two-phase commit', () => {
     const prepared = await prepareBranch({ ...base(), source: src, title: 'log review' });
     expect(prepared.result.trimmed!.pagedOut).toMatchObject({ toolResults: 1 });
     expect(existsSync(prepared.result.path)).toBe(false);
+    // built under the scratch folder: the agent's folder is not even created before the commit
+    expect(existsSync(dirname(prepared.result.path))).toBe(false);
+    expect((await readdir(env.scratchDir)).filter((n) => n.startsWith(`staging-${process.pid}-`))).toHaveLength(1);
     const objects: string[] = [];
     for await (const h of env.store.list()) objects.push(h);
     expect(objects.length).toBeGreaterThan(0);
     await prepared.discard();
     expect(existsSync(prepared.result.path)).toBe(false);
-    expect(await readdir(dirname(prepared.result.path))).toEqual([]);
+    expect(existsSync(dirname(prepared.result.path))).toBe(false);
+    expect(await readdir(env.scratchDir)).toEqual([]);
     for (const h of objects) expect(await env.store.holders(h)).toEqual([]);
 
     const kept = await prepareBranch({ ...base(), source: src, title: 'log review' });

@@ -3,7 +3,8 @@
  * message or turn, trimmed by default — and written atomically into the agent's own folder, so
  * `claude --resume <id>` / `codex resume <id>` opens it.
  *
- * Pipeline (everything before the commit happens in a hidden staging folder; see staging.ts):
+ * Pipeline (everything before the commit happens in a staging folder under ctxvm's scratch folder,
+ * never in the agent's; see staging.ts):
  *   1. rewrite: new ids (and the cut) into a staged copy — this is the *pre-trim branch*;
  *   2. side files (Claude Code): subagent transcripts rewritten, tool outputs copied;
  *   3. trim the staged copy with the Step 2 trimmer, so its restore annotations name lines of the
@@ -26,6 +27,7 @@ import type { AgentKind } from '../context-model.js';
 import { detectAgent, driverFor, newFindings, registerSessionDriver, trimSession, type TrimReport } from '../session.js';
 import type { TrimPolicy } from '../trim/policy.js';
 import { planClaude, planCodex } from './agent-plan.js';
+import { invalidOutputError } from '../invalid-output.js';
 import { isUuid, newSessionId, resumeCommand } from './paths.js';
 import { holdUnderLease } from './held-store.js';
 import { commitStaging, createStaging, type Staging } from './staging.js';
@@ -52,6 +54,11 @@ export interface BranchOptions {
   claudeConfigDir: string;
   /** Codex CLI's home (`$CODEX_HOME`, default ~/.codex at the edges). */
   codexHome: string;
+  /**
+   * ctxvm's scratch folder (`$CTXVM_HOME/tmp` at the edges): the branch is built in a
+   * `staging-<pid>-<random>` folder there, which `ctxvm gc` removes once its process is gone.
+   */
+  scratchDir: string;
   /**
    * Project folder of the branch (default: the source's `cwd`). Claude Code: the branch goes into
    * that project's folder; both agents: `cwd` fields at or below the source's move there.
@@ -144,7 +151,7 @@ async function resumesThrough(file: string, uuid: string): Promise<boolean> {
   return index.lines.some((m) => m.uuid === uuid && chain.has(m.line));
 }
 
-/** Builds and validates a branch in a hidden staging folder; `commit()` makes it visible. */
+/** Builds and validates a branch in a staging folder under `scratchDir`; `commit()` makes it visible. */
 export async function prepareBranch(options: BranchOptions): Promise<PreparedBranch> {
   ensureDrivers();
   const agent = await detectAgent(options.source);
@@ -165,7 +172,7 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
   let trimmed: TrimReport | undefined;
   const release = () => held.release();
   try {
-    staging = await createStaging(plan.targetDir, id);
+    staging = await createStaging(options.scratchDir, id);
     const pre = staging.file('branch.part');
     const written = await plan.write(pre, staging.sideDir);
     const holders: string[] = [];
@@ -191,14 +198,23 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
     const loaded = await driverFor(agent).load(final);
     const added = newFindings(source.findings, loaded.findings).filter((f) => f.severity === 'error');
     if (added.length > 0) {
-      const list = added.slice(0, 10).map((e) => `line ${e.line}: ${e.rule}: ${e.message}`);
-      throw new CtxvmError('E_INVALID', `the branch of ${options.source} would be invalid, so nothing was written:\n  ${list.join('\n  ')}`, {
-        hint: options.at !== undefined ? 'try another --at point, or check the source with `ctxvm session validate`' : 'check the source with `ctxvm session validate`',
+      if (source.findings.some((f) => f.severity === 'error')) throw invalidOutputError({ input: options.source, output: 'branch', inputFindings: source.findings, added, ...(options.at !== undefined ? { hint: 'or try another --at point' } : {}) });
+      // a cut can leave out what a valid source had (a result before the cut, its call after)
+      const list = added.slice(0, 10).map((e) => `branch line ${e.line}: ${e.rule}: ${e.message}`);
+      throw new CtxvmError('E_INVALID', `the branch of ${options.source}${options.at !== undefined ? ` at ${String(options.at)}` : ''} would be invalid, so nothing was written:\n  ${list.join('\n  ')}`, {
+        hint: options.at !== undefined ? 'try another --at point' : `check the source with \`ctxvm session validate ${options.source}\``,
       });
     }
     if (written.checkOnChain && !(await resumesThrough(final, written.checkOnChain))) {
-      throw new CtxvmError('E_INTERNAL', `the branch of ${options.source} would not resume through the message at line ${written.at?.line}; nothing was written`, {
-        hint: 'please report this with the source file',
+      const chain = source.findings.filter((f) => f.severity === 'error' || f.rule === 'parent-chain' || f.rule === 'dangling-parent');
+      if (chain.length > 0) {
+        const list = chain.slice(0, 10).map((f) => `${options.source}:${f.line}: ${f.rule}: ${f.message}`);
+        throw new CtxvmError('E_INVALID', `the branch of ${options.source} would not resume through the message at line ${written.at?.line}, so nothing was written: the source's own chain is broken:\n  ${list.join('\n  ')}`, {
+          hint: `run \`ctxvm session validate ${options.source}\` to see every problem; cut at a message on the chain Claude Code resumes (after the break), or repair the parentUuid named above`,
+        });
+      }
+      throw new CtxvmError('E_INTERNAL', `this is a bug in ctxvm: the branch of ${options.source}, a valid session, would not resume through the message at line ${written.at?.line}; nothing was written`, {
+        hint: `the source is untouched; please report it with ${options.source}`,
       });
     }
     const result: BranchResult = {

@@ -36,7 +36,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await env.cleanup();
 });
-const base = () => ({ store: env.store, claudeConfigDir: env.claudeConfigDir, codexHome: env.codexHome, measure: false, now: NOW });
+const base = () => ({ store: env.store, claudeConfigDir: env.claudeConfigDir, codexHome: env.codexHome, scratchDir: env.scratchDir, measure: false, now: NOW });
 
 const lines = async (p: string) => (await readFile(p, 'utf8')).split('\n').filter(Boolean);
 async function items(file: string) {

@@ -13,17 +13,20 @@ export interface BranchTestEnv {
   dir: string;
   claudeConfigDir: string;
   codexHome: string;
+  /** Stands for `$CTXVM_HOME/tmp`: where branches are staged. */
+  scratchDir: string;
   store: ObjectStore;
   cleanup(): Promise<void>;
 }
 
-/** A temp folder with `claude/`, `codex/` and an object store under `objects/`. */
+/** A temp folder with `claude/`, `codex/`, `ctxvm/tmp/` and an object store under `objects/`. */
 export async function createBranchTestEnv(prefix = 'ctxvm-branch-'): Promise<BranchTestEnv> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return {
     dir,
     claudeConfigDir: join(dir, 'claude'),
     codexHome: join(dir, 'codex'),
+    scratchDir: join(dir, 'ctxvm', 'tmp'),
     store: createFsObjectStore({ root: join(dir, 'objects'), durability: 'deferred' }),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };

@@ -87,6 +87,7 @@ export async function branchFromSnapshot(options: BranchFromSnapshotOptions): Pr
       store,
       claudeConfigDir: options.claudeConfigDir,
       codexHome: options.codexHome,
+      scratchDir: options.scratchDir,
       // the session's own side folder, as captured (`<stem>/subagents`, `<stem>/tool-results`)
       sessionDir: join(dir, stem),
       ...(snapshot.project ? { cwd: snapshot.project } : {}),

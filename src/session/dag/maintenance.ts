@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { cleanupStaleTempFiles } from '../../core/atomic-file.js';
 import { cleanupStaleBranchStaging } from '../branch/staging.js';
+import { processAlive } from '../../core/process-alive.js';
 import { CtxvmError, NotFoundError } from '../../errors.js';
 import type { GcResult, ObjectStore } from '../../store/object-store.js';
 import type { BranchRecord, SessionCatalog, SnapshotRecord } from './catalog.js';
@@ -99,15 +100,7 @@ export const PENDING_MAX_AGE_MS = 24 * 60 * 60_000;
 /** Scratch folders left by a killed command whose name records no pid are removed after this long, ms (1 hour). */
 export const STALE_SCRATCH_MS = 60 * 60_000;
 
-/** Whether a process is alive on this host. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { processAlive } from '../../core/process-alive.js';
 
 /** Options of `collectSessionGarbage`. */
 export interface SessionGcOptions {
@@ -117,10 +110,14 @@ export interface SessionGcOptions {
   graceMs?: number;
   /**
    * Agents' session folders, where an interrupted write may have left an atomic writer's
-   * `.<name>.<random>.tmp` file or a branch's hidden staging folder.
+   * `.<name>.<random>.tmp` file, or a branch its hidden landing folder (a commit across file
+   * systems) or, from an older ctxvm, its staging folder.
    */
   tempDirs?: readonly string[];
-  /** ctxvm's scratch folder (`$CTXVM_HOME/tmp`): subfolders older than an hour are removed. */
+  /**
+   * ctxvm's scratch folder (`$CTXVM_HOME/tmp`, where branches are staged): a subfolder named
+   * with a pid (`<kind>-<pid>-<random>`) is removed once that process is gone, others after an hour.
+   */
   scratchDir?: string;
   /** Clock, Unix ms (default `Date.now`). */
   now?: () => number;

@@ -280,7 +280,7 @@ export class TrimStreamWriter {
       const problems = await check(this.#writer.tempPath);
       if (problems.length > 0) {
         throw new CtxvmError('E_INVALID', `the trimmed ${this.#what} would be invalid, so nothing was written:\n  ${problems.slice(0, 10).join('\n  ')}`, {
-          hint: 'please report this with the input file; the original is untouched',
+          hint: 'the original is untouched; check the input with `ctxvm session validate <file>`',
         });
       }
     }

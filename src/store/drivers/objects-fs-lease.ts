@@ -18,6 +18,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CtxvmError, ioError } from '../../errors.js';
 import { errnoCode } from './objects-fs-layout.js';
+import { processAlive } from '../../core/process-alive.js';
 
 /** A lease or lock from another host is considered abandoned after this long, ms. */
 export const FOREIGN_LEASE_MS = 24 * 60 * 60_000;
@@ -33,14 +34,7 @@ export interface LeaseOwner {
 }
 
 /** Whether a process is alive on this host. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export const pidAlive = processAlive;
 
 /** True while the owner may still be running (its pid is alive here, or it is on another host and recent). */
 export function ownerLive(owner: LeaseOwner, nowMs = Date.now()): boolean {

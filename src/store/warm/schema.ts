@@ -327,6 +327,24 @@ CREATE INDEX snapshot_objects_hash ON snapshot_objects (hash);
 `);
 }
 
+/**
+ * Step 9: claims of message ids being answered (src/memory/message-claim.ts). A request with an
+ * `Idempotency-Key` inserts its row before it reads the message (`ON CONFLICT DO NOTHING`: one
+ * of two concurrent inserts wins, on either backend, across processes) and deletes it once it
+ * answered or failed, so a duplicate arriving meanwhile is refused with 409 instead of being
+ * answered a second time. A row left by a process that died is taken over (compare-and-set on
+ * owner and time) by the next request with that key.
+ */
+const MEMORY_MESSAGE_CLAIMS = `
+CREATE TABLE memory_message_claims (
+  user_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  claimed_at_ms BIGINT NOT NULL,
+  PRIMARY KEY (user_id, message_id)
+);
+`;
+
 /** Every warm-store migration, in order. Append only. */
 export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'session catalog', up: SESSION_CATALOG },
@@ -336,4 +354,5 @@ export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'memory pool indexes', up: MEMORY_POOL_INDEXES },
   { version: 6, name: 'memory record versions', up: MEMORY_RECORD_VERSIONS },
   { version: 7, name: 'snapshot objects clustered', up: snapshotObjectsWithoutRowid },
+  { version: 8, name: 'memory message claims', up: MEMORY_MESSAGE_CLAIMS },
 ];
