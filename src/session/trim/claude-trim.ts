@@ -40,64 +40,88 @@ export interface ClaudeTrimTuning {
 /** Thrown inside `trimOnce` when the folding index cannot serve the plan (rare; see claude-index.ts). */
 class FoldedTooMuch extends Error {}
 
-async function trimOnce(opts: ClaudeTrimInput, fold: boolean, foldBelow: number | undefined, packs: ClaudeTrimTuning['packs']): Promise<ClaudeTrimStats> {
-  const { input, output, store, policy, tokens } = opts;
-  const writer = await TrimStreamWriter.open(output, store, { what: 'transcript', ...packs });
-  try {
-    const folded = emptyFolded();
-    const trimmer = new ClaudeLineTrimmer({ input, policy, tokens, writer, plan: foldedLinesPlan(folded) });
+/** What the three passes leave for the stats once their index and plan are gone. */
+interface PassesDone {
+  inputBytes: number;
+  inputLines: number;
+  removedLines: number;
+  changedLines: number;
+  counters: TrimCounters;
+}
 
-    // pass 1: index (and page out what it folds on the way)
-    const index = await indexClaudeForTrim(input, {
-      fold,
-      folded,
-      ...(foldBelow !== undefined ? { foldBelow, onFolded: (raw, route) => trimmer.line(raw, route) } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      onProgress: (b) => opts.onProgress?.(b, 0, 1),
+/**
+ * The three passes, writing into `writer`. Their index, plan and line state die with this call:
+ * the check that follows (`writer.finish`) loads the output, and would otherwise hold both.
+ */
+async function runPasses(opts: ClaudeTrimInput, writer: TrimStreamWriter, fold: boolean, foldBelow: number | undefined): Promise<PassesDone> {
+  const { input, policy, tokens } = opts;
+  const folded = emptyFolded();
+  const trimmer = new ClaudeLineTrimmer({ input, policy, tokens, writer, plan: foldedLinesPlan(folded) });
+
+  // pass 1: index (and page out what it folds on the way)
+  const index = await indexClaudeForTrim(input, {
+    fold,
+    folded,
+    ...(foldBelow !== undefined ? { foldBelow, onFolded: (raw, route) => trimmer.line(raw, route) } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    onProgress: (b) => opts.onProgress?.(b, 0, 1),
+  });
+  if (index.badLines.length > 0) {
+    const first = index.badLines[0]!;
+    throw new CtxvmError('E_PARSE', `${first.message}${index.badLines.length > 1 ? ` (and ${index.badLines.length - 1} more bad lines)` : ''}`, {
+      cause: first,
+      hint: 'the transcript has lines that are not JSON; nothing was written',
     });
-    if (index.badLines.length > 0) {
-      const first = index.badLines[0]!;
-      throw new CtxvmError('E_PARSE', `${first.message}${index.badLines.length > 1 ? ` (and ${index.badLines.length - 1} more bad lines)` : ''}`, {
-        cause: first,
-        hint: 'the transcript has lines that are not JSON; nothing was written',
-      });
-    }
-    if (index.objectLines === 0) throw new CtxvmError('E_PARSE', `${input}: no transcript lines found`, { hint: 'is this a Claude Code session file?' });
-    if (fold && preservedReachesFolded(index)) throw new FoldedTooMuch();
+  }
+  if (index.objectLines === 0) throw new CtxvmError('E_PARSE', `${input}: no transcript lines found`, { hint: 'is this a Claude Code session file?' });
+  if (fold && preservedReachesFolded(index)) throw new FoldedTooMuch();
 
-    // pass 2: plan
-    const plan = planClaudeTrim(index, policy);
-    trimmer.plan = plan;
-    const metaByLine = new Map<number, LineMeta>(index.folded.kept);
-    for (const m of index.lines) metaByLine.set(m.line, m);
+  // pass 2: plan
+  const plan = planClaudeTrim(index, policy);
+  trimmer.plan = plan;
+  const metaByLine = new Map<number, LineMeta>(index.folded.kept);
+  for (const m of index.lines) metaByLine.set(m.line, m);
 
-    // pass 3: filter and stub (from where pass 1 stopped handing lines on)
-    for await (const batch of readLineBatches(input, { reuseBuffers: true, ...(opts.signal ? { signal: opts.signal } : {}), ...(index.readFrom ? { from: index.readFrom } : {}) })) {
-      for (const raw of batch) {
-        const meta = metaByLine.get(raw.line);
-        // a folded line is removed unless kept (then it has metadata) or not an object
-        const foldedLine = raw.line < plan.windowStart && !meta && !raw.isBlank && !index.folded.nonObjects.has(raw.line);
-        let route: LineRoute;
-        if (!meta && !foldedLine) route = { kind: 'pass' };
-        else if (foldedLine || plan.removed.has(raw.line)) route = { kind: 'removed' };
-        else route = { kind: 'kept', meta: meta! };
-        const pending = trimmer.line(raw, route);
-        if (pending) await pending;
-      }
-      opts.onProgress?.(batch[batch.length - 1]!.byteOffset, index.totalBytes, 3);
+  // pass 3: filter and stub (from where pass 1 stopped handing lines on)
+  for await (const batch of readLineBatches(input, { reuseBuffers: true, ...(opts.signal ? { signal: opts.signal } : {}), ...(index.readFrom ? { from: index.readFrom } : {}) })) {
+    for (const raw of batch) {
+      const meta = metaByLine.get(raw.line);
+      // a folded line is removed unless kept (then it has metadata) or not an object
+      const foldedLine = raw.line < plan.windowStart && !meta && !raw.isBlank && !index.folded.nonObjects.has(raw.line);
+      let route: LineRoute;
+      if (!meta && !foldedLine) route = { kind: 'pass' };
+      else if (foldedLine || plan.removed.has(raw.line)) route = { kind: 'removed' };
+      else route = { kind: 'kept', meta: meta! };
+      const pending = trimmer.line(raw, route);
+      if (pending) await pending;
     }
-    await trimmer.end();
+    opts.onProgress?.(batch[batch.length - 1]!.byteOffset, index.totalBytes, 3);
+  }
+  await trimmer.end();
+  return {
+    inputBytes: index.totalBytes,
+    inputLines: index.objectLines + index.badLines.length,
+    removedLines: trimmer.removedLines,
+    changedLines: trimmer.changedLines,
+    counters: trimmer.counters,
+  };
+}
+
+async function trimOnce(opts: ClaudeTrimInput, fold: boolean, foldBelow: number | undefined, packs: ClaudeTrimTuning['packs']): Promise<ClaudeTrimStats> {
+  const writer = await TrimStreamWriter.open(opts.output, opts.store, { what: 'transcript', ...packs });
+  try {
+    const passes = await runPasses(opts, writer, fold, foldBelow);
     const done = await writer.finish(opts.check);
     return {
-      inputBytes: index.totalBytes,
-      inputLines: index.objectLines + index.badLines.length,
+      inputBytes: passes.inputBytes,
+      inputLines: passes.inputLines,
       outputBytes: done.outputBytes,
       outputLines: done.outputLines,
-      removedLines: trimmer.removedLines,
-      changedLines: trimmer.changedLines,
+      removedLines: passes.removedLines,
+      changedLines: passes.changedLines,
       objects: done.objects,
       pagedOutBytes: done.pagedOutBytes,
-      counters: trimmer.counters,
+      counters: passes.counters,
       holder: done.holder,
     };
   } catch (error) {

@@ -252,7 +252,13 @@ export class TrimStreamWriter {
    */
   async queue(line: QueuedLine): Promise<void> {
     if (this.#held) await this.#emit(this.#held);
-    this.#held = line.raw ? { ...line, raw: line.raw.detach() } : line;
+    // a re-serialised line whose original is stored (or that has none) never reads its bytes
+    // again: most of a live tail's bytes are such lines, and copying them is garbage
+    const done = line.value !== undefined && (line.annotation?.o !== undefined || line.annotation?.s === true);
+    if (done && line.raw) {
+      const { raw: _raw, ...rest } = line;
+      this.#held = rest;
+    } else this.#held = line.raw ? { ...line, raw: line.raw.detach() } : line;
   }
 
   /** True when `sealIfDue` has something to do (saves an await per line on hot paths). */

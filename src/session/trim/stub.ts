@@ -112,10 +112,19 @@ const ERROR_LINE = /\b(?:error|errors|failed|failure|fatal|exception|traceback|p
 /** Lines of `text` worth quoting: ANSI codes gone, runs of blanks squeezed, long lines cut. */
 function quotableLines(text: string, maxLine: number): string[] {
   const out: string[] = [];
-  for (const raw of text.replace(ANSI, '').split('\n')) {
-    const line = raw.replace(/\s+$/, '').replace(/^\s+/, (m) => (m.length > 8 ? '        ' : m));
-    if (!line.trim()) continue;
-    out.push(line.length > maxLine ? `${line.slice(0, maxLine)}…` : line);
+  // every ANSI sequence starts with ESC: most payloads have none, and skip the regex
+  const clean = text.includes('\u001b') ? text.replace(ANSI, '') : text;
+  for (let from = 0; from <= clean.length; ) {
+    let nl = clean.indexOf('\n', from);
+    if (nl === -1) nl = clean.length;
+    // trimEnd/trimStart strip what \s matches (WhiteSpace and LineTerminator): the same lines as
+    // the regexes /\s+$/ and /^\s+/, without their cost on long lines
+    const line = clean.slice(from, nl).trimEnd();
+    from = nl + 1;
+    if (line === '') continue;
+    const body = line.trimStart();
+    const squeezed = line.length - body.length > 8 ? `        ${body}` : line;
+    out.push(squeezed.length > maxLine ? `${squeezed.slice(0, maxLine)}…` : squeezed);
   }
   return out;
 }
