@@ -5,6 +5,7 @@
  * runs the same steps.
  */
 import type { Migration } from './migrations.js';
+import { snapshotObjectLists } from './snapshot-object-lists.js';
 import type { SqlDialect, SqlExecutor } from './sql.js';
 
 /** Step 1: the session catalog (discovery index, snapshot DAG, branches). */
@@ -336,4 +337,5 @@ export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'memory pool indexes', up: MEMORY_POOL_INDEXES },
   { version: 6, name: 'memory record versions', up: MEMORY_RECORD_VERSIONS },
   { version: 7, name: 'snapshot objects clustered', up: snapshotObjectsWithoutRowid },
+  { version: 8, name: 'snapshot object lists', up: snapshotObjectLists },
 ];
