@@ -165,6 +165,19 @@ export function sessionCatalogContract(name: string, factory: () => Promise<Sess
       expect(await c.snapshotsHolding(hash(1))).toEqual(['aaaa000000000003']);
     });
 
+    it('publishes snapshots at once that share objects new to the catalog', async () => {
+      // four writers, each with 50 objects of its own and 50 shared by all, none known before
+      const shared = Array.from({ length: 50 }, (_, i) => ({ hash: hash(10_000 + i), sizeBytes: 2, storedBytes: 1 }));
+      const own = (k: number) => Array.from({ length: 50 }, (_, i) => ({ hash: hash(20_000 + k * 100 + i), sizeBytes: 2, storedBytes: 1 }));
+      const ids = [1, 2, 3, 4].map((k) => `cccc00000000000${k}`);
+      await Promise.all(ids.map((id, k) => c.commitSnapshot(snapshotRecord(id, `w${k}`, { createdAtMs: k }), [...shared, ...own(k)])));
+      for (const [k, id] of ids.entries()) {
+        expect((await c.snapshotObjects(id)).map((o) => o.hash)).toEqual([...shared, ...own(k)].map((o) => o.hash).sort());
+      }
+      expect((await c.countHolders([hash(10_000)])).get(hash(10_000))).toBe(4);
+      expect(await c.storageTotals()).toMatchObject({ snapshots: 4, objects: 250, storedBytes: 250 });
+    });
+
     it('keeps a failed publish from changing any list or count', async () => {
       await c.commitSnapshot(snapshotRecord('aaaa000000000001', 'one'), [{ hash: hash(1), sizeBytes: 1, storedBytes: 1 }]);
       await c.addBranch(branchRecord('bbbb000000000001', 'taken', 'aaaa000000000001'));
