@@ -389,6 +389,25 @@ describe('fs object store', () => {
       expect(await open().holders(d.hash)).toEqual(['snapshot:5']);
     });
 
+    it('removes the empty leases folder at the end of gc, and writers make it again', async () => {
+      const store = open();
+      const first = await store.put('written before gc'.repeat(50));
+      await store.ref(first.hash, 'snapshot:1');
+      await store.flush(); // the lease goes, its folder stays
+      expect(await readdir(join(root, 'leases'))).toEqual([]);
+      await store.gc();
+      await expect(stat(join(root, 'leases'))).rejects.toMatchObject({ code: 'ENOENT' });
+      // a writer holding a lease while gc runs keeps the folder (and its lease)
+      const writer = open();
+      const second = await writer.put('written while gc runs'.repeat(50));
+      await writer.ref(second.hash, 'snapshot:2');
+      expect(await readdir(join(root, 'leases'))).toHaveLength(1);
+      await open().gc();
+      expect(await readdir(join(root, 'leases'))).toHaveLength(1);
+      await writer.flush();
+      expect(await open().holders(second.hash)).toEqual(['snapshot:2']);
+    });
+
     it('refuses to collect when the packed reference file is damaged, deleting nothing', async () => {
       const store = open();
       const held = await store.put('held by the packed file'.repeat(50));
