@@ -53,6 +53,19 @@ objectStoreContract('fs (brotli, deferred durability)', async (clock) => {
   };
 });
 
+/**
+ * The bundle files in `refs/` (the layout mark `refs/bundles`, an empty file, left out), after
+ * checking that the mark is there and that nothing but bundles lies beside it.
+ */
+async function bundleFiles(root: string): Promise<string[]> {
+  const names = await readdir(join(root, 'refs'));
+  expect(names).toContain('bundles');
+  expect((await stat(join(root, 'refs', 'bundles'))).isFile()).toBe(true);
+  const files = names.filter((n) => n !== 'bundles');
+  expect(files.every((n) => /^(?:[0-9a-f]{32}|packed)\.[0-9a-f]{16}$/.test(n))).toBe(true);
+  return files;
+}
+
 async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk);
@@ -127,8 +140,7 @@ describe('fs object store', () => {
       const { hash } = await store.put('held object'.repeat(40));
       await store.ref(hash, 'snapshot:1');
       await store.ref(hash, 'trim:2');
-      expect(await readdir(join(root, 'refs'))).toEqual(['bundles']);
-      const bundles = await readdir(join(root, 'refs', 'bundles'));
+      const bundles = await bundleFiles(root);
       expect(bundles).toHaveLength(2);
       expect(bundles.every((m) => /^[0-9a-f]{32}\.[0-9a-f]{16}$/.test(m))).toBe(true);
       expect(await store.holders(hash)).toEqual(['snapshot:1', 'trim:2']);
@@ -140,15 +152,14 @@ describe('fs object store', () => {
       const hashes = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await a.put(`bundled ${i}`.repeat(40))).hash));
       await a.refMany(hashes, 'trim:bulk');
       await a.flush(); // the writer is done: its lease no longer holds back gc
-      const bundles = await readdir(join(root, 'refs', 'bundles'));
+      const bundles = await bundleFiles(root); // and no marker folders
       expect(bundles).toHaveLength(1);
-      expect(await readdir(join(root, 'refs'))).toEqual(['bundles']); // no marker folders
       expect(await b.holders(hashes[7]!)).toEqual(['trim:bulk']);
       nowMs += 24 * 3600_000;
       expect((await b.gc()).deleted).toBe(0);
       // dropping one reference rewrites the bundle under a new name
       expect(await a.unref(hashes[7]!, 'trim:bulk')).toBe(true);
-      expect(await readdir(join(root, 'refs', 'bundles'))).not.toContain(bundles[0]);
+      expect(await bundleFiles(root)).not.toContain(bundles[0]);
       expect(await b.holders(hashes[7]!)).toEqual([]);
       expect(await b.holders(hashes[8]!)).toEqual(['trim:bulk']);
       expect(await b.gc()).toMatchObject({ deleted: 1 });
@@ -326,10 +337,91 @@ describe('fs object store', () => {
       nowMs += 3600_000;
       expect(await store.gc()).toMatchObject({ deleted: 1 });
       await expect(store.get(hash)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
-      expect(await readdir(join(root, 'refs'))).toEqual(['bundles']);
-      expect((await readdir(join(root, 'refs', 'bundles'))).every((n) => n.startsWith('packed.'))).toBe(true);
+      const files = await bundleFiles(root); // the marker folders are gone
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatch(/^packed\.[0-9a-f]{16}$/);
       expect(await open().holders(kept.hash)).toEqual(['snapshot:old']);
       expect((await store.get(kept.hash)).toString()).toBe('kept by an old marker'.repeat(100));
+    });
+
+    it("converts an older store's bundle folder into one binary packed file and the layout mark", async () => {
+      const store = open();
+      const a = await store.put('held by an old packed file'.repeat(50));
+      const b = await store.put('held by an old bundle'.repeat(50));
+      const c = await store.put('held by a bundle written before the first gc'.repeat(50));
+      const loose = await store.put('held by nothing'.repeat(50));
+      // the older layout: refs/bundles/ holding a text packed file and a one-holder bundle
+      const old = join(root, 'refs', 'bundles');
+      await rm(join(root, 'refs'), { recursive: true, force: true });
+      await mkdir(old, { recursive: true });
+      await writeFile(join(old, 'packed.0123456789abcdef'), `${JSON.stringify('snapshot:1')}\t${[a.hash, b.hash].sort().join(',')}\n${JSON.stringify('trim:2')}\t${a.hash}\n`);
+      await writeFile(join(old, `${'f'.repeat(32)}.0011223344556677`), `snapshot:3\n${b.hash}\n`);
+      const reopened = open();
+      expect(await reopened.holders(a.hash)).toEqual(['snapshot:1', 'trim:2']);
+      // while the folder is there, new bundles go into it (an older ctxvm sharing the store reads them)
+      await reopened.ref(c.hash, 'snapshot:4');
+      await reopened.flush();
+      expect((await readdir(old)).length).toBe(3);
+      nowMs += 24 * 3600_000;
+      expect(await reopened.gc()).toMatchObject({ deleted: 1 });
+      await expect(reopened.get(loose.hash)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+      const files = await bundleFiles(root);
+      expect(files).toHaveLength(1);
+      const packed = await readFile(join(root, 'refs', files[0]!));
+      expect(packed.subarray(0, 4).toString('latin1')).toBe('CTXR');
+      // three distinct hashes once each (32 bytes), not the 64 hex digits of every reference
+      expect(packed.length).toBeLessThan(3 * 32 + 80);
+      expect((await stat(old)).size).toBe(0);
+      for (const s of [reopened, open()]) {
+        expect(await s.holders(a.hash)).toEqual(['snapshot:1', 'trim:2']);
+        expect(await s.holders(b.hash)).toEqual(['snapshot:1', 'snapshot:3']);
+        expect(await s.holders(c.hash)).toEqual(['snapshot:4']);
+      }
+      // an older ctxvm lists refs/bundles/: on the mark it fails instead of finding no references
+      await expect(readdir(old)).rejects.toMatchObject({ code: 'ENOTDIR' });
+      // after the conversion new bundles go to refs/, and a second gc leaves one packed file again
+      const d = await reopened.put('held after the conversion'.repeat(50));
+      await reopened.ref(d.hash, 'snapshot:5');
+      await reopened.flush();
+      expect(await bundleFiles(root)).toHaveLength(2);
+      expect(await reopened.gc()).toMatchObject({ deleted: 0 });
+      expect(await bundleFiles(root)).toHaveLength(1);
+      expect(await open().holders(d.hash)).toEqual(['snapshot:5']);
+    });
+
+    it('removes the empty leases folder at the end of gc, and writers make it again', async () => {
+      const store = open();
+      const first = await store.put('written before gc'.repeat(50));
+      await store.ref(first.hash, 'snapshot:1');
+      await store.flush(); // the lease goes, its folder stays
+      expect(await readdir(join(root, 'leases'))).toEqual([]);
+      await store.gc();
+      await expect(stat(join(root, 'leases'))).rejects.toMatchObject({ code: 'ENOENT' });
+      // a writer holding a lease while gc runs keeps the folder (and its lease)
+      const writer = open();
+      const second = await writer.put('written while gc runs'.repeat(50));
+      await writer.ref(second.hash, 'snapshot:2');
+      expect(await readdir(join(root, 'leases'))).toHaveLength(1);
+      await open().gc();
+      expect(await readdir(join(root, 'leases'))).toHaveLength(1);
+      await writer.flush();
+      expect(await open().holders(second.hash)).toEqual(['snapshot:2']);
+    });
+
+    it('refuses to collect when the packed reference file is damaged, deleting nothing', async () => {
+      const store = open();
+      const held = await store.put('held by the packed file'.repeat(50));
+      await store.ref(held.hash, 'snapshot:1');
+      await store.flush();
+      nowMs += 24 * 3600_000;
+      await store.gc();
+      const [name] = await bundleFiles(root);
+      const path = join(root, 'refs', name!);
+      const file = await readFile(path);
+      file[10]! ^= 0x01; // inside the hash table
+      await writeFile(path, file);
+      await expect(open().gc()).rejects.toMatchObject({ code: 'E_INTEGRITY', message: expect.stringContaining(path) });
+      expect((await open().get(held.hash)).toString()).toBe('held by the packed file'.repeat(50));
     });
   });
 
@@ -459,7 +551,7 @@ describe('fs object store', () => {
     // Node 20 cannot import TypeScript, so the store's modules are transpiled into a temp dir.
     async function transpileStore(outDir: string): Promise<string> {
       const srcRoot = fileURLToPath(new URL('../../src/', import.meta.url));
-      const files = ['errors.ts', 'core/hash.ts', 'core/atomic-file.ts', 'store/object-store.ts', 'store/object-codec.ts'];
+      const files = ['errors.ts', 'core/hash.ts', 'core/atomic-file.ts', 'core/id-list.ts', 'store/object-store.ts', 'store/object-codec.ts'];
       for (const name of await readdir(join(srcRoot, 'store', 'drivers'))) {
         if (name.startsWith('objects-fs') && name.endsWith('.ts') && !name.endsWith('.test.ts')) files.push(`store/drivers/${name}`);
       }

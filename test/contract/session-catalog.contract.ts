@@ -133,6 +133,64 @@ export function sessionCatalogContract(name: string, factory: () => Promise<Sess
       expect((await c.findSnapshot('three'))?.parentSnapshotId).toBeNull();
     });
 
+    it('round-trips a snapshot with many objects and counts the snapshots holding each', async () => {
+      // 1,500 objects: past one insert batch and one varint byte of the compact list
+      const many = Array.from({ length: 1500 }, (_, i) => ({ hash: hash(i + 1), sizeBytes: 1000 + i, storedBytes: 500 + i }));
+      await c.commitSnapshot(snapshotRecord('aaaa000000000001', 'one', { createdAtMs: 1 }), [...many].reverse());
+      // the next snapshot of the growing session: drops the first 10, keeps the rest, adds 5
+      const next = [...many.slice(10), ...Array.from({ length: 5 }, (_, i) => ({ hash: hash(5000 + i), sizeBytes: 9, storedBytes: 4 }))];
+      await c.commitSnapshot(snapshotRecord('aaaa000000000002', 'two', { createdAtMs: 2, parentSnapshotId: 'aaaa000000000001' }), next);
+      expect(await c.snapshotObjects('aaaa000000000001')).toEqual(many);
+      expect(await c.snapshotObjects('aaaa000000000002')).toEqual(next);
+      expect(await c.snapshotsHolding(hash(5))).toEqual(['aaaa000000000001']);
+      expect(await c.snapshotsHolding(hash(700))).toEqual(['aaaa000000000001', 'aaaa000000000002']);
+      expect(await c.snapshotsHolding(hash(99999))).toEqual([]);
+      const counts = await c.countHolders([hash(5), hash(700), hash(5001), hash(99999)]);
+      expect([...counts.entries()]).toEqual([
+        [hash(5), 1],
+        [hash(700), 2],
+        [hash(5001), 1],
+        [hash(99999), 0],
+      ]);
+      const storedOf = (list: typeof many) => list.reduce((sum, o) => sum + o.storedBytes, 0);
+      expect(await c.storageTotals()).toMatchObject({ objects: 1505, storedBytes: storedOf(many) + 5 * 4 });
+      // deleting the first leaves the second's list whole and forgets only what it alone held
+      await c.deleteSnapshots(['aaaa000000000001'], []);
+      expect(await c.snapshotObjects('aaaa000000000002')).toEqual(next);
+      expect(await c.storageTotals()).toMatchObject({ snapshots: 1, objects: 1495, storedBytes: storedOf(next) });
+      expect((await c.countHolders([hash(5), hash(700)])).get(hash(5))).toBe(0);
+      // an object forgotten and referenced again comes back with one holder
+      await c.commitSnapshot(snapshotRecord('aaaa000000000003', 'three', { createdAtMs: 3 }), [many[0]!]);
+      expect(await c.snapshotObjects('aaaa000000000003')).toEqual([many[0]]);
+      expect(await c.snapshotsHolding(hash(1))).toEqual(['aaaa000000000003']);
+    });
+
+    it('publishes snapshots at once that share objects new to the catalog', async () => {
+      // four writers, each with 50 objects of its own and 50 shared by all, none known before
+      const shared = Array.from({ length: 50 }, (_, i) => ({ hash: hash(10_000 + i), sizeBytes: 2, storedBytes: 1 }));
+      const own = (k: number) => Array.from({ length: 50 }, (_, i) => ({ hash: hash(20_000 + k * 100 + i), sizeBytes: 2, storedBytes: 1 }));
+      const ids = [1, 2, 3, 4].map((k) => `cccc00000000000${k}`);
+      await Promise.all(ids.map((id, k) => c.commitSnapshot(snapshotRecord(id, `w${k}`, { createdAtMs: k }), [...shared, ...own(k)])));
+      for (const [k, id] of ids.entries()) {
+        expect((await c.snapshotObjects(id)).map((o) => o.hash)).toEqual([...shared, ...own(k)].map((o) => o.hash).sort());
+      }
+      expect((await c.countHolders([hash(10_000)])).get(hash(10_000))).toBe(4);
+      expect(await c.storageTotals()).toMatchObject({ snapshots: 4, objects: 250, storedBytes: 250 });
+    });
+
+    it('keeps a failed publish from changing any list or count', async () => {
+      await c.commitSnapshot(snapshotRecord('aaaa000000000001', 'one'), [{ hash: hash(1), sizeBytes: 1, storedBytes: 1 }]);
+      await c.addBranch(branchRecord('bbbb000000000001', 'taken', 'aaaa000000000001'));
+      await expect(
+        c.commitSnapshot(snapshotRecord('aaaa000000000002', 'taken'), [
+          { hash: hash(1), sizeBytes: 1, storedBytes: 1 },
+          { hash: hash(2), sizeBytes: 2, storedBytes: 2 },
+        ]),
+      ).rejects.toMatchObject({ code: 'E_EXISTS' });
+      expect([...(await c.countHolders([hash(1), hash(2)])).values()]).toEqual([1, 0]);
+      expect(await c.storageTotals()).toMatchObject({ snapshots: 1, objects: 1, storedBytes: 1 });
+    });
+
     it('caches stats and sums storage over distinct objects', async () => {
       await c.commitSnapshot(snapshotRecord('aaaa000000000001', 'one', { bytes: 100 }), [{ hash: hash(1), sizeBytes: 60, storedBytes: 30 }, { hash: hash(2), sizeBytes: 40, storedBytes: 20 }]);
       await c.commitSnapshot(snapshotRecord('aaaa000000000002', 'two', { bytes: 150 }), [{ hash: hash(1), sizeBytes: 60, storedBytes: 30 }, { hash: hash(3), sizeBytes: 90, storedBytes: 45 }]);

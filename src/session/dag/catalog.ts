@@ -175,8 +175,10 @@ export interface SessionCatalog {
   latestSnapshotOfSession(sessionId: string): Promise<SnapshotRecord | undefined>;
   /** Objects a snapshot references (chunks and manifest). */
   snapshotObjects(snapshotId: string): Promise<SnapshotObjectRef[]>;
-  /** Every snapshot id that references `hash`. */
+  /** Every snapshot id that references `hash` (a scan of every list: for a count use `countHolders`). */
   snapshotsHolding(hash: string): Promise<string[]>;
+  /** How many snapshots reference each of `hashes` (0 for none). */
+  countHolders(hashes: readonly string[]): Promise<Map<string, number>>;
   /** Caches computed numbers on a snapshot. */
   setSnapshotStats(snapshotId: string, stats: SnapshotStats): Promise<void>;
   /** Deletes snapshots and branches in one transaction; later snapshots are relinked to the deleted ones' parents. */

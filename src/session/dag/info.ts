@@ -157,7 +157,8 @@ export async function describeNode(options: DescribeOptions): Promise<SnapshotIn
   const manifest = await loadManifest(store, s.manifestHash);
   const objects = await catalog.snapshotObjects(s.id);
   let exclusiveBytes = 0;
-  for (const o of objects) if ((await catalog.snapshotsHolding(o.hash)).length === 1) exclusiveBytes += o.storedBytes;
+  const holders = await catalog.countHolders(objects.map((o) => o.hash));
+  for (const o of objects) if (holders.get(o.hash) === 1) exclusiveBytes += o.storedBytes;
   let stats = options.refresh ? null : s.stats;
   let statsError: string | undefined;
   if (!stats) {

@@ -11,11 +11,11 @@ import type {
   IndexedFile,
   PendingSnapshot,
   SessionCatalog,
-  SnapshotObjectRef,
   SnapshotRecord,
   SnapshotStats,
   StorageTotals,
 } from './catalog.js';
+import { countHolders, objectTotals, readObjectList, releaseObjectList, snapshotsHolding, writeObjectList } from './sql-object-lists.js';
 
 type Row = Record<string, SqlValue>;
 
@@ -109,6 +109,10 @@ function branchFromRow(r: Row): BranchRecord {
   };
 }
 
+/** Every column of `snapshots` but its object list (read only by the list functions). */
+const SNAPSHOT_COLUMNS =
+  'id, name, description, agent, session_id, source_path, project, manifest_hash, bytes, main_bytes, files, parent_snapshot_id, source_branch_id, origin, created_at_ms, stats';
+
 const ID_PREFIX = /^[0-9a-f]{4,32}$/;
 
 /** Creates the SQL session catalog over an open (migrated) warm database. */
@@ -130,7 +134,7 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
     return map;
   };
   const oneSnapshot = async (where: string, params: SqlValue[]): Promise<SnapshotRecord | undefined> => {
-    const row = await db.get<Row>(`SELECT * FROM snapshots WHERE ${where}`, params);
+    const row = await db.get<Row>(`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${where}`, params);
     if (!row) return undefined;
     const tags = await tagsOf(db, [str(row.id)]);
     return snapshotFromRow(row, tags.get(str(row.id)) ?? []);
@@ -224,15 +228,7 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
           throw error;
         }
         for (const tag of [...new Set(s.tags)]) await tx.run('INSERT INTO snapshot_tags (snapshot_id, tag) VALUES (?, ?)', [s.id, tag]);
-        const distinct = new Map(objects.map((o) => [o.hash, o]));
-        const list = [...distinct.values()];
-        for (let i = 0; i < list.length; i += INSERT_BATCH) {
-          const batch = list.slice(i, i + INSERT_BATCH);
-          await tx.run(
-            `INSERT INTO snapshot_objects (snapshot_id, hash, size_bytes, stored_bytes) VALUES ${batch.map(() => '(?, ?, ?, ?)').join(', ')}`,
-            batch.flatMap((o) => [s.id, o.hash, o.sizeBytes, o.storedBytes]),
-          );
-        }
+        await writeObjectList(tx, s.id, objects);
         await tx.run('DELETE FROM snapshot_pending WHERE id = ?', [s.id]);
       });
     },
@@ -255,7 +251,7 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
     },
 
     async listSnapshots() {
-      const rows = await db.all<Row>('SELECT * FROM snapshots ORDER BY created_at_ms, id');
+      const rows = await db.all<Row>(`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots ORDER BY created_at_ms, id`);
       const tags = await tagsOf(db, 'all');
       return rows.map((r) => snapshotFromRow(r, tags.get(str(r.id)) ?? []));
     },
@@ -264,14 +260,11 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
       return oneSnapshot('session_id = ? ORDER BY created_at_ms DESC, id DESC LIMIT 1', [sessionId]);
     },
 
-    async snapshotObjects(snapshotId) {
-      const rows = await db.all<Row>('SELECT hash, size_bytes, stored_bytes FROM snapshot_objects WHERE snapshot_id = ? ORDER BY hash', [snapshotId]);
-      return rows.map((r) => ({ hash: str(r.hash), sizeBytes: num(r.size_bytes), storedBytes: num(r.stored_bytes) }));
-    },
+    snapshotObjects: (snapshotId) => readObjectList(db, snapshotId),
 
-    async snapshotsHolding(hash) {
-      return (await db.all<Row>('SELECT snapshot_id FROM snapshot_objects WHERE hash = ? ORDER BY snapshot_id', [hash])).map((r) => str(r.snapshot_id));
-    },
+    snapshotsHolding: (hash) => snapshotsHolding(db, hash),
+
+    countHolders: (hashes) => countHolders(db, hashes),
 
     async setSnapshotStats(snapshotId, stats) {
       await db.run('UPDATE snapshots SET stats = ? WHERE id = ?', [JSON.stringify(stats), snapshotId]);
@@ -288,6 +281,7 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
           if (!row) continue;
           // Keep the chain of the session intact: successors now follow the deleted one's parent.
           await tx.run('UPDATE snapshots SET parent_snapshot_id = ? WHERE parent_snapshot_id = ?', [optStr(row.parent_snapshot_id), id]);
+          await releaseObjectList(tx, id);
           await tx.run('DELETE FROM snapshots WHERE id = ?', [id]);
         }
       });
@@ -328,15 +322,13 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
 
     async storageTotals(): Promise<StorageTotals> {
       const s = await db.get<Row>('SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS logical, COALESCE(MAX(bytes), 0) AS largest FROM snapshots');
-      const o = await db.get<Row>(
-        'SELECT COUNT(*) AS objects, COALESCE(SUM(stored), 0) AS stored FROM (SELECT hash, MAX(stored_bytes) AS stored FROM snapshot_objects GROUP BY hash) distinct_objects',
-      );
+      const o = await objectTotals(db);
       return {
         snapshots: num(s?.n),
         logicalBytes: num(s?.logical),
         largestSnapshotBytes: num(s?.largest),
-        objects: num(o?.objects),
-        storedBytes: num(o?.stored),
+        objects: o.objects,
+        storedBytes: o.storedBytes,
       };
     },
   };

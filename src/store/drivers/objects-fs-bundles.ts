@@ -1,9 +1,10 @@
 /**
  * Reference bundles of the fs object store: files that record holders' references to objects.
  *
- *   <root>/refs/bundles/<holderId>.<random>   one `ref`/`refMany`: line 1 the holder, then one hash per line
- *   <root>/refs/bundles/packed.<random>       written by gc: many holders, one line each:
- *                                             JSON holder, a tab, then its hashes joined by ','
+ *   <root>/refs/<holderId>.<random>   one `ref`/`refMany`: line 1 the holder, then one hash per line
+ *   <root>/refs/packed.<random>       written by gc: every holder's references, binary
+ *                                     (objects-fs-packed-refs.ts: each hash once, then positions)
+ *   <root>/refs/bundles               an empty file: the mark of this layout (see below)
  *
  * A file never changes once written: dropping references writes a successor without them, then
  * removes the old file. So a reader that has seen a name has seen its whole content, and a list
@@ -12,21 +13,29 @@
  * bundles (and the per-object marker files older stores kept) into one packed file, the way git
  * packs refs; merging and dropping hold the `refs.lock` so neither brings back what the other
  * removed. Dot-prefixed names are the atomic writer's temp files, not bundles.
+ *
+ * Older stores kept bundles in a `refs/bundles/` folder, the packed file as text (a JSON holder, a
+ * tab, its hashes joined by ','). Such a folder is still read and written to while it exists, so
+ * an older ctxvm sharing the store sees every reference; the first gc merges it into the binary
+ * packed file, removes the folder and leaves the empty file `refs/bundles` in its place, which an
+ * older ctxvm cannot list or write into: it stops with an error instead of taking the binary file
+ * for no references at all (and collecting everything). A new store gets that file at once.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { readFile, readdir, rmdir, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { writeFileAtomicSync } from '../../core/atomic-file.js';
 import { ioError } from '../../errors.js';
 import { errnoCode, holderId, type FsLayout } from './objects-fs-layout.js';
 import { takeGcLock } from './objects-fs-lease.js';
-
-/** References of one file: holder → hashes. */
-type Refs = Map<string, Set<string>>;
+import { isBinaryPackedRefs, parseBinaryPackedRefs, serializeBinaryPackedRefs, type Refs } from './objects-fs-packed-refs.js';
 
 const PACKED_PREFIX = 'packed.';
+/** Names of bundle files in `refs/` (beside the marker fan-out folders of older stores). */
+const BUNDLE_NAME = /^(?:[0-9a-f]{32}|packed)\.[0-9a-f]{16}$/;
 
-/** One store instance's view of its bundles folder. */
+/** One store instance's view of its bundles. */
 export interface FsBundles {
   /** Writes a bundle of `holder`'s references to `hashes` (on the calling thread); its path. */
   write(holder: string, hashes: readonly string[], unsynced?: Set<string>): string;
@@ -42,13 +51,15 @@ export interface FsBundles {
   dropMany(hashes: readonly string[], holder: string): Promise<Set<string>>;
   /**
    * Merges every bundle, and the given legacy markers, into one packed file; removes what it
-   * merged. `extra` pairs come from marker files, which `removeExtra` removes once the packed
-   * file that holds them is durable (still under the lock).
+   * merged (and an older store's `refs/bundles/` folder). `extra` pairs come from marker files,
+   * which `removeExtra` removes once the packed file that holds them is durable (still under the lock).
    */
   pack(extra: Iterable<[holder: string, hash: string]>, removeExtra: () => Promise<void>): Promise<{ merged: number }>;
 }
 
-function parse(name: string, text: string): Refs {
+function parse(name: string, file: Buffer, path: string): Refs {
+  if (name.startsWith(PACKED_PREFIX) && isBinaryPackedRefs(file)) return parseBinaryPackedRefs(file, path);
+  const text = file.toString('utf8');
   const refs: Refs = new Map();
   if (name.startsWith(PACKED_PREFIX)) {
     for (const line of text.split('\n')) {
@@ -72,7 +83,8 @@ function parse(name: string, text: string): Refs {
   return refs;
 }
 
-function serializePacked(refs: Refs): Buffer {
+/** The text packed form, for an older store's folder that an older ctxvm may still read. */
+function serializeTextPacked(refs: Refs): Buffer {
   const lines: string[] = [];
   for (const [holder, hashes] of [...refs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     if (hashes.size > 0) lines.push(`${JSON.stringify(holder)}\t${[...hashes].sort().join(',')}`);
@@ -81,45 +93,83 @@ function serializePacked(refs: Refs): Buffer {
 }
 
 export function createFsBundles(layout: FsLayout): FsBundles {
-  const dir = join(layout.refsRoot, 'bundles');
+  const dir = layout.refsRoot;
+  /** An older store's bundle folder; once converted, the empty file marking this layout. */
+  const legacyDir = join(layout.refsRoot, 'bundles');
+  /** Bundles read so far, by path. */
   const known = new Map<string, Refs>();
   const knownDirs = new Set<string>();
+  /** Set once this instance has seen (or made) the layout mark: conversion is one way. */
+  let converted = false;
 
-  /** Lists the folder, reads bundles not seen yet, forgets the ones gone. */
-  const refresh = async (): Promise<Map<string, Refs>> => {
-    let names: string[];
+  const legacyFolderExists = (): boolean => {
     try {
-      names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
+      return lstatSync(legacyDir).isDirectory();
     } catch (cause) {
-      if (errnoCode(cause) === 'ENOENT') names = [];
-      else throw ioError('list reference bundles', dir, cause);
+      if (errnoCode(cause) === 'ENOENT') return false;
+      throw ioError('look at the reference folder', legacyDir, cause);
     }
-    const present = new Set(names);
-    for (const name of known.keys()) if (!present.has(name)) known.delete(name);
-    for (const name of names) {
-      if (known.has(name)) continue;
-      let text: string;
+  };
+
+  /** Leaves the empty file that keeps an older ctxvm out; throws if an older store's folder is there. */
+  const markLayout = (): void => {
+    try {
+      if (lstatSync(legacyDir).isFile()) return;
+    } catch (cause) {
+      if (errnoCode(cause) !== 'ENOENT') throw ioError('look at the reference folder', legacyDir, cause);
+    }
+    writeFileAtomicSync(legacyDir, [], { sync: true, knownDirs });
+  };
+
+  /** Where new bundles go: an older store's folder while it exists, else `refs/` (marking it first). */
+  const target = (): { folder: string; binary: boolean } => {
+    if (!converted) {
+      if (legacyFolderExists()) return { folder: legacyDir, binary: false };
+      markLayout();
+      converted = true;
+    }
+    return { folder: dir, binary: true };
+  };
+
+  const listed = async (folder: string, keep: (name: string) => boolean): Promise<Array<[name: string, path: string]>> => {
+    try {
+      return (await readdir(folder)).filter((n) => !n.startsWith('.') && keep(n)).map((n) => [n, join(folder, n)]);
+    } catch (cause) {
+      // no folder yet, or the older store's folder is now the layout mark
+      if (errnoCode(cause) === 'ENOENT' || errnoCode(cause) === 'ENOTDIR') return [];
+      throw ioError('list reference bundles', folder, cause);
+    }
+  };
+
+  /** Lists both folders, reads bundles not seen yet, forgets the ones gone. */
+  const refresh = async (): Promise<Map<string, Refs>> => {
+    const entries = [...(await listed(dir, (n) => BUNDLE_NAME.test(n))), ...(converted ? [] : await listed(legacyDir, () => true))];
+    const present = new Set(entries.map(([, path]) => path));
+    for (const path of known.keys()) if (!present.has(path)) known.delete(path);
+    for (const [name, path] of entries) {
+      if (known.has(path)) continue;
+      let file: Buffer;
       try {
-        text = await readFile(join(dir, name), 'utf8');
+        file = await readFile(path);
       } catch (cause) {
         if (errnoCode(cause) === 'ENOENT') continue; // replaced meanwhile: its successor is listed next time
-        throw ioError('read a reference bundle', join(dir, name), cause);
+        throw ioError('read a reference bundle', path, cause);
       }
-      known.set(name, parse(name, text));
+      known.set(path, parse(name, file, path));
     }
     return known;
   };
 
   const write = (holder: string, hashes: readonly string[], unsynced?: Set<string>): string => {
-    const path = join(dir, `${holderId(holder)}.${randomBytes(8).toString('hex')}`);
+    const path = join(target().folder, `${holderId(holder)}.${randomBytes(8).toString('hex')}`);
     writeFileAtomicSync(path, [Buffer.from(`${holder}\n${hashes.join('\n')}\n`, 'utf8')], { sync: !unsynced, knownDirs });
     unsynced?.add(path);
     return path;
   };
 
-  const writePacked = (refs: Refs): string => {
-    const path = join(dir, `${PACKED_PREFIX}${randomBytes(8).toString('hex')}`);
-    writeFileAtomicSync(path, [serializePacked(refs)], { sync: true, knownDirs });
+  const writePacked = (refs: Refs, where = target()): string => {
+    const path = join(where.folder, `${PACKED_PREFIX}${randomBytes(8).toString('hex')}`);
+    writeFileAtomicSync(path, [where.binary ? serializeBinaryPackedRefs(refs) : serializeTextPacked(refs)], { sync: true, knownDirs });
     return path;
   };
 
@@ -144,7 +194,7 @@ export function createFsBundles(layout: FsLayout): FsBundles {
   const dropWhere = (which: (holder: string) => boolean, hashes: ReadonlySet<string>): Promise<Set<string>> =>
     withRefsLock(async () => {
       const dropped = new Set<string>();
-      for (const [name, refs] of [...(await refresh()).entries()]) {
+      for (const [path, refs] of [...(await refresh()).entries()]) {
         let changed = false;
         const rest: Refs = new Map();
         for (const [holder, set] of refs) {
@@ -164,14 +214,14 @@ export function createFsBundles(layout: FsLayout): FsBundles {
         if (!changed) continue;
         // the successor first, then the old file: the other references are never dropped
         if (rest.size > 0) {
-          if (name.startsWith(PACKED_PREFIX)) writePacked(rest);
+          if (basename(path).startsWith(PACKED_PREFIX)) writePacked(rest);
           else {
             const [[holder, set]] = [...rest.entries()] as [[string, Set<string>]];
             write(holder, [...set]);
           }
         }
-        await remove(join(dir, name));
-        known.delete(name);
+        await remove(path);
+        known.delete(path);
       }
       return dropped;
     });
@@ -208,11 +258,25 @@ export function createFsBundles(layout: FsLayout): FsBundles {
           add(holder, hash);
           extras++;
         }
-        if (extras === 0 && (files.length === 0 || (files.length === 1 && files[0]![0].startsWith(PACKED_PREFIX)))) return { merged: 0 };
-        if (merged.size > 0) writePacked(merged);
-        for (const [name] of files) {
-          await remove(join(dir, name));
-          known.delete(name);
+        const legacy = !converted && legacyFolderExists();
+        const onePacked = files.length === 1 && dirname(files[0]![0]) === dir && basename(files[0]![0]).startsWith(PACKED_PREFIX);
+        if (extras === 0 && !legacy && (files.length === 0 || onePacked)) return { merged: 0 };
+        // always the binary file in refs/, durable before anything it merges goes; in a store
+        // without the older folder the layout mark comes first (target), so no older ctxvm reads on
+        if (merged.size > 0) writePacked(merged, legacy ? { folder: dir, binary: true } : target());
+        for (const [path] of files) {
+          await remove(path);
+          known.delete(path);
+        }
+        if (legacy) {
+          try {
+            await rmdir(legacyDir);
+            markLayout();
+            converted = true;
+          } catch (cause) {
+            // a writer added a bundle there meanwhile (ENOTEMPTY) or made the mark itself: the next gc finishes
+            if (!['ENOTEMPTY', 'EEXIST', 'ENOENT'].includes(errnoCode(cause) ?? '')) throw ioError('remove the old reference folder', legacyDir, cause);
+          }
         }
         await removeExtra();
         return { merged: files.length + extras };

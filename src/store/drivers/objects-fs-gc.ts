@@ -9,7 +9,7 @@
  * arrives after the second check rescues it by renaming it back: of that rename and gc's unlink
  * exactly one succeeds, so the object is either kept with its new holder or gone (NotFound).
  */
-import { lstat, mkdir, readdir, rename, unlink } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanupStaleTempFiles } from '../../core/atomic-file.js';
 import { isSha256Hex } from '../../core/hash.js';
@@ -72,9 +72,14 @@ export async function collectGarbage(ctx: GcContext, graceMs: number): Promise<G
   const result: GcResult = { scanned: 0, deleted: 0, freedBytes: 0 };
   await recoverAbandonedTrash(layout);
   await cleanupStaleTempFiles(layout.stagingDir, STALE_TEMP_MS, Date.now());
-  await cleanupStaleTempFiles(join(layout.refsRoot, 'bundles'), STALE_TEMP_MS, Date.now());
   await cleanupDeadWriterFiles(layout.stagingDir);
-  await cleanupDeadWriterFiles(join(layout.refsRoot, 'bundles'));
+  // bundles live in refs/, or in an older store's refs/bundles/ folder (a file once converted)
+  const legacyBundles = join(layout.refsRoot, 'bundles');
+  const legacyFolder = await stat(legacyBundles).then((s) => s.isDirectory(), () => false);
+  for (const dir of legacyFolder ? [layout.refsRoot, legacyBundles] : [layout.refsRoot]) {
+    await cleanupStaleTempFiles(dir, STALE_TEMP_MS, Date.now());
+    await cleanupDeadWriterFiles(dir);
+  }
   await cleanupDeadWriterFiles(join(layout.root, 'packs'));
   const cleanedDirs = new Set<string>();
   for await (const hash of listHashes(layout)) {

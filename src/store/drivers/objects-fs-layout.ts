@@ -3,8 +3,9 @@
  *
  *   <root>/<aa>/<bb>/<hash>             a loose object (aa, bb = first two byte pairs of the hash)
  *   <root>/packs/pack-<id>.pack         many objects and their index (objects-fs-packs.ts)
- *   <root>/refs/bundles/<holderId>.<rnd> one holder's references to many objects (objects-fs-bundles.ts)
- *   <root>/refs/bundles/packed.<rnd>    every holder's references, merged by gc
+ *   <root>/refs/<holderId>.<rnd>        one holder's references to many objects (objects-fs-bundles.ts)
+ *   <root>/refs/packed.<rnd>            every holder's references, merged by gc (binary)
+ *   <root>/refs/bundles                 empty file marking that layout (older stores: a folder of bundles)
  *   <root>/refs/<aa>/<hash>/<holderId>  one marker file per holder (older stores; read and merged)
  *   <root>/leases/, gc.lock, refs.lock  writer leases and locks (objects-fs-lease.ts)
  *   <root>/.staging/                    putStream writes here before the hash is known

@@ -19,7 +19,7 @@
  *   objects-fs-lease.ts   writer leases and the gc lock
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { syncPaths } from '../../core/atomic-file.js';
 import { assertSha256Hex, isSha256Hex } from '../../core/hash.js';
@@ -284,6 +284,9 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
           graceMs,
         );
         const packed = await repack({ layout, packs, bundles, now, graceMs, writersLive: writers.length > 0, looseScanned });
+        // an empty leases folder still takes a block; a writer taking a lease meanwhile makes it again
+        // (it retries the ENOENT), and one inside it keeps it (ENOTEMPTY)
+        await rmdir(join(layout.root, 'leases')).catch(() => undefined);
         return { scanned: loose.scanned + packed.scanned, deleted: loose.deleted + packed.deleted, freedBytes: loose.freedBytes + packed.freedBytes };
       } finally {
         await lock.release();

@@ -5,6 +5,7 @@
  * runs the same steps.
  */
 import type { Migration } from './migrations.js';
+import { snapshotObjectLists } from './snapshot-object-lists.js';
 import type { SqlDialect, SqlExecutor } from './sql.js';
 
 /** Step 1: the session catalog (discovery index, snapshot DAG, branches). */
@@ -355,4 +356,5 @@ export const WARM_MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'memory record versions', up: MEMORY_RECORD_VERSIONS },
   { version: 7, name: 'snapshot objects clustered', up: snapshotObjectsWithoutRowid },
   { version: 8, name: 'memory message claims', up: MEMORY_MESSAGE_CLAIMS },
+  { version: 9, name: 'snapshot object lists', up: snapshotObjectLists },
 ];

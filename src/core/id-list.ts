@@ -1,0 +1,48 @@
+/**
+ * A set of small non-negative integers as bytes: sorted, each stored as its difference from the
+ * previous one in LEB128 (7 bits a byte, high bit set on all but the last byte of a number).
+ * Dense ids (the objects of one session, the hashes of one reference file) take a byte each.
+ */
+import { IntegrityError } from '../errors.js';
+
+/** Encodes distinct non-negative integer ids (any order) as a sorted delta-LEB128 list. */
+export function encodeIdList(ids: Iterable<number>): Buffer {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const out: number[] = [];
+  let previous = 0;
+  for (const id of sorted) {
+    if (!Number.isSafeInteger(id) || id < 0) throw new RangeError(`object id ${id} is not a non-negative safe integer`);
+    let delta = id - previous;
+    previous = id;
+    while (delta >= 0x80) {
+      out.push((delta % 0x80) | 0x80);
+      delta = Math.floor(delta / 0x80);
+    }
+    out.push(delta);
+  }
+  return Buffer.from(out);
+}
+
+/** Decodes a list from `encodeIdList`: the ids, ascending. `what` names the list in errors. */
+export function decodeIdList(blob: Uint8Array | null | undefined, what: string): number[] {
+  if (!blob || blob.byteLength === 0) return [];
+  const ids: number[] = [];
+  let previous = 0;
+  let delta = 0;
+  let scale = 1;
+  for (let i = 0; i < blob.byteLength; i++) {
+    const byte = blob[i]!;
+    delta += (byte & 0x7f) * scale;
+    if (byte & 0x80) {
+      scale *= 0x80;
+      if (scale > 2 ** 56) throw new IntegrityError(`${what}: damaged object list (a varint longer than 8 bytes at byte ${i})`);
+      continue;
+    }
+    previous += delta;
+    ids.push(previous);
+    delta = 0;
+    scale = 1;
+  }
+  if (scale !== 1) throw new IntegrityError(`${what}: damaged object list (it ends inside a varint)`);
+  return ids;
+}
