@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { appendFile, chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { CLAUDE_CORPUS_DIR, corpusSkipReason, printSkipReason } from '../../test/support/corpus.js';
+import { scratchPid } from '../session/dag/maintenance.js';
 import { validateSession } from '../session/session.js';
 import { createFsObjectStore } from '../store/drivers/objects-fs.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -54,12 +55,18 @@ describe.skipIf(!!skip)('runHook', () => {
   it('forks a trimmed branch beside the transcript, never touching the transcript', async () => {
     const before = await sha(transcript);
     const seen: string[] = [];
-    const r = await runHook(options({ onBranched: async (f) => void seen.push(f.branch.sessionId) }));
+    const scratchOwners: (number | undefined)[] = [];
+    const r = await runHook(options({ onBranched: async (f) => {
+      seen.push(f.branch.sessionId);
+      // the captured copy lives in a scratch folder named by this pid: gc frees it once a killed hook is gone
+      scratchOwners.push(scratchPid(basename(dirname(f.capturedPath))));
+    } }));
     expect(r.outcome, r.reason).toBe('branched');
     expect(r.branch!.path.startsWith(project)).toBe(true);
     expect(r.branch!.resume).toBe(`claude --resume ${r.branch!.sessionId}`);
     expect(r.tokens!.reduction).toBeGreaterThanOrEqual(0.1);
     expect(seen).toEqual([r.branch!.sessionId]);
+    expect(scratchOwners).toEqual([process.pid]);
     expect((await validateSession(r.branch!.path)).valid).toBe(true);
     expect(await sha(transcript)).toBe(before);
     expect(await visible()).toEqual([`${SID}.jsonl`, `${r.branch!.sessionId}.jsonl`].sort());

@@ -19,7 +19,7 @@
  * break or block the agent.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-file.js';
@@ -148,7 +148,15 @@ async function work(options: HookRunOptions, entry: (e: Omit<HookLogEntry, 'time
 
   const lock = await tryLock(join(ctxvmHome, 'locks', `hook-${payload.session_id}.lock`), { now });
   if (!lock) return entry({ outcome: 'skipped', reason: 'another ctxvm hook is working on this session' });
-  const snapshotDir = join(ctxvmHome, 'tmp', `hook-${payload.session_id}-${process.pid}-${now()}`);
+  let snapshotDir: string;
+  try {
+    // `hook-<pid>-<random>`: the scratch naming gc reads, so a killed hook's copy goes once its process is gone
+    await mkdir(join(ctxvmHome, 'tmp'), { recursive: true });
+    snapshotDir = await mkdtemp(join(ctxvmHome, 'tmp', `hook-${process.pid}-`));
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
   try {
     const statePath = join(ctxvmHome, 'hooks', 'state', `${payload.session_id}.json`);
     const deadline = now() + (options.maxWaitMs ?? 60_000);
