@@ -9,7 +9,6 @@
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { openAiReply, startProviderTestServer, type ProviderTestServer } from '.
 import { createApiKeyStore } from '../../src/server/api-keys.js';
 import { openWarmDatabase } from '../../src/store/warm/open.js';
 import { REPO_ROOT } from '../support/corpus.js';
+import { freshRequest } from '../support/fresh-request.js';
 import { startServeProcess, type ServeProcess } from '../support/serve-process.js';
 
 const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
@@ -27,37 +27,8 @@ let llm: ProviderTestServer;
 let serve: ServeProcess | undefined;
 let key: string;
 
-/** One request on a fresh connection (no keep-alive), so the cluster picks the worker anew. */
-function post(path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: any }> {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const req = request(
-      `${serve!.url}${path}`,
-      { method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, connection: 'close', 'content-type': 'application/json', ...headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-
-function get(path: string): Promise<any> {
-  return new Promise((resolve, reject) => {
-    request(`${serve!.url}${path}`, { agent: false, headers: { authorization: `Bearer ${key}`, connection: 'close' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve(JSON.parse(text)));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
+const post = (path: string, body: unknown, headers: Record<string, string>) => freshRequest(serve!.url, key, 'POST', path, body, headers);
+const get = async (path: string) => (await freshRequest(serve!.url, key, 'GET', path)).json;
 
 beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error('dist/cli/main.js is missing: run `npm run build` first');

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyStore } from '../../src/server/api-keys.js';
 import { openWarmDatabase } from '../../src/store/warm/open.js';
 import { REPO_ROOT } from '../support/corpus.js';
+import { freshRequest } from '../support/fresh-request.js';
 
 const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 let root: string;
@@ -27,24 +28,7 @@ let url: string;
 let key: string;
 let stderr = '';
 
-/** One request on a fresh connection (no keep-alive), so the cluster picks the worker anew. */
-function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${url}${path}`,
-      { method, agent: false, headers: { authorization: `Bearer ${key}`, connection: 'close', ...(data ? { 'content-type': 'application/json' } : {}) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
+const call = (method: string, path: string, body?: unknown) => freshRequest(url, key, method, path, body);
 
 const titles = async () => ((await call('GET', '/v1/users/alice/tasks')).json.tasks as { title: string; status: string }[]).map((t) => `${t.title}:${t.status}`);
 
