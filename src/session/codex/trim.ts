@@ -11,6 +11,7 @@ import { CtxvmError } from '../../errors.js';
 import type { ClaudeTrimInput, ClaudeTrimStats } from '../trim/claude-trim.js';
 import type { PageOutOptions } from '../trim/page-out.js';
 import { TrimStreamWriter, type AnnotationDraft, type QueuedLine } from '../trim/stream-writer.js';
+import { withStandInRefs } from '../trim/stub.js';
 import { takePrior, type PriorLine } from '../trim/compose.js';
 import { CODEX_ABORTED_OUTPUT } from './context.js';
 import { scanCodexSession, type CodexLineMeta } from './scan.js';
@@ -69,7 +70,7 @@ export async function trimCodexSession(opts: CodexTrimInput, packs: Omit<PageOut
   const writer = await TrimStreamWriter.open(output, store, { what: 'rollout', ...packs });
   // Decisions use the tokenizer's fitted O(n) estimate, as the Claude trimmer does: it runs at or
   // a little above the exact count.
-  const tokensOf = (text: string) => tokens.estimate(text);
+  const tokensOf = (text: string) => tokens.estimate(withStandInRefs(text));
   let removedLines = 0;
   let changedLines = 0;
   const blanks: RawLine[] = [];

@@ -16,6 +16,7 @@ import type { TrimPolicy } from './policy.js';
 import type { AnnotationDraft, QueuedLine, TrimStreamWriter } from './stream-writer.js';
 import { mayCarryAnnotation } from './annotation.js';
 import { takePrior, type PriorLine } from './compose.js';
+import { withStandInRefs } from './stub.js';
 import type { LineBytes } from './page-out.js';
 
 /** What to do with a line: pass it through like a blank line, remove it, or keep it (transformed). */
@@ -91,7 +92,7 @@ export class ClaudeLineTrimmer {
     this.#tail = policy.tailPayloadTokens > 0 ? Math.max(this.#smallest, policy.tailPayloadTokens) : Infinity;
     // Decisions use the tokenizer's fitted O(n) estimate, not BPE: the BPE tables alone would cost
     // ~70 MB of RSS and most of the time budget. The estimate runs 5-65% above the exact count.
-    this.#tokensOf = (text) => tokens.estimate(text);
+    this.#tokensOf = (text) => tokens.estimate(withStandInRefs(text));
   }
 
   /** Whether the transform could change this line (else it is copied without being parsed). */
