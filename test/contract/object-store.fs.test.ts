@@ -548,15 +548,19 @@ describe('fs object store', () => {
   });
 
   describe('separate processes', () => {
-    // Node 20 cannot import TypeScript, so the store's modules are transpiled into a temp dir.
+    // Node 20 cannot import TypeScript, so the store's modules — the driver and every module it
+    // imports, followed from its relative imports — are transpiled into a temp dir.
     async function transpileStore(outDir: string): Promise<string> {
       const srcRoot = fileURLToPath(new URL('../../src/', import.meta.url));
-      const files = ['errors.ts', 'core/hash.ts', 'core/atomic-file.ts', 'core/id-list.ts', 'store/object-store.ts', 'store/object-codec.ts'];
-      for (const name of await readdir(join(srcRoot, 'store', 'drivers'))) {
-        if (name.startsWith('objects-fs') && name.endsWith('.ts') && !name.endsWith('.test.ts')) files.push(`store/drivers/${name}`);
-      }
-      for (const file of files) {
-        const { outputText } = ts.transpileModule(await readFile(join(srcRoot, file), 'utf8'), {
+      const pending = ['store/drivers/objects-fs.ts'];
+      const done = new Set<string>();
+      while (pending.length > 0) {
+        const file = pending.pop()!;
+        if (done.has(file)) continue;
+        done.add(file);
+        const source = await readFile(join(srcRoot, file), 'utf8');
+        for (const m of source.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) pending.push(join(dirname(file), `${m[1]}.ts`));
+        const { outputText } = ts.transpileModule(source, {
           compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
         });
         await mkdir(dirname(join(outDir, file)), { recursive: true });
