@@ -68,7 +68,7 @@ async function checkPublishedSnapshots(rebuild = false): Promise<number> {
 describe.skipIf(!!skip)('a killed snapshot', () => {
   it('never leaves a published snapshot with missing objects, and gc cleans up after it', async () => {
     const session = async (seed: number) => {
-      const id = `0000000${seed}-0000-4000-8000-00000000000${seed}`;
+      const id = `${String(seed).padStart(8, '0')}-0000-4000-8000-${String(seed).padStart(12, '0')}`;
       const path = join(env.root, `gen-${seed}.jsonl`);
       generateClaudeSession(path, { turns: 40, seed, profile: 'heavy-tools' });
       return env.putClaudeSession('/work/crash', id, await readFile(path));
@@ -76,18 +76,40 @@ describe.skipIf(!!skip)('a killed snapshot', () => {
     const calibration = await ctxvm(['snapshot', 'full', '--session', await session(1), '--json']);
     expect(calibration.code).toBe(0);
     const fullMs = calibration.ms;
-    const outcomes: ('published' | 'interrupted' | 'not started')[] = [];
-    const fractions = [0.15, 0.3, 0.45, 0.6, 0.75, 0.9];
-    for (const [k, f] of fractions.entries()) {
+    type Outcome = 'published' | 'interrupted' | 'not started';
+    const outcomes: Outcome[] = [];
+    let attempts = 0;
+    const attempt = async (delayMs: number): Promise<Outcome> => {
+      const k = attempts++;
       const path = await session(k + 2);
-      const run = await ctxvm(['snapshot', `crash-${k}`, '--session', path, '--json'], Math.round(f * fullMs));
+      const run = await ctxvm(['snapshot', `crash-${k}`, '--session', path, '--json'], delayMs);
       const published = (await env.catalog.findSnapshot(`crash-${k}`)) !== undefined;
       const pending = (await env.catalog.listPendingSnapshots()).some((p) => p.name === `crash-${k}`);
-      outcomes.push(published ? 'published' : pending ? 'interrupted' : 'not started');
+      const outcome: Outcome = published ? 'published' : pending ? 'interrupted' : 'not started';
+      outcomes.push(outcome);
       if (!published) expect(run.signal).toBe('SIGKILL');
       await checkPublishedSnapshots();
+      return outcome;
+    };
+    const fractions = [0.15, 0.3, 0.45, 0.6, 0.75, 0.9];
+    // the window in which a snapshot is pending is its last part, after the process has started:
+    // on a loaded machine fixed fractions of one calibration run can all miss it, so the delay is
+    // then narrowed between the last kill before it started and the first one after it published
+    let before = 0;
+    let after = Math.round(1.5 * fullMs);
+    for (const f of fractions) {
+      const delay = Math.round(f * fullMs);
+      const outcome = await attempt(delay);
+      if (outcome === 'not started') before = Math.max(before, delay);
+      if (outcome === 'published') after = Math.min(after, delay);
     }
-    console.log(`[crash] full snapshot ${fullMs} ms; outcomes at ${fractions.join(', ')} of it: ${outcomes.join(', ')}`);
+    for (let extra = 0; extra < 8 && !outcomes.includes('interrupted'); extra++) {
+      const delay = Math.round((before + after) / 2);
+      const outcome = await attempt(delay);
+      if (outcome === 'not started') before = delay;
+      if (outcome === 'published') after = delay;
+    }
+    console.log(`[crash] full snapshot ${fullMs} ms; outcomes at ${fractions.join(', ')} of it, then narrowed: ${outcomes.join(', ')}`);
     expect(outcomes).toContain('interrupted');
 
     const integrity = await env.db.get<{ integrity_check: string }>('PRAGMA integrity_check');
@@ -105,7 +127,7 @@ describe.skipIf(!!skip)('a killed snapshot', () => {
     // the interrupted snapshots can be taken again under the same names
     for (const [k, o] of outcomes.entries()) {
       if (o === 'published') continue;
-      const again = await ctxvm(['snapshot', `crash-${k}`, '--session', `0000000${k + 2}`, '--json']);
+      const again = await ctxvm(['snapshot', `crash-${k}`, '--session', String(k + 2).padStart(8, '0'), '--json']);
       expect(again.code).toBe(0);
     }
     await checkPublishedSnapshots(true);
