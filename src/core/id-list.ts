@@ -12,15 +12,19 @@ export function encodeIdList(ids: Iterable<number>): Buffer {
   let previous = 0;
   for (const id of sorted) {
     if (!Number.isSafeInteger(id) || id < 0) throw new RangeError(`object id ${id} is not a non-negative safe integer`);
-    let delta = id - previous;
+    pushVarint(out, id - previous);
     previous = id;
-    while (delta >= 0x80) {
-      out.push((delta % 0x80) | 0x80);
-      delta = Math.floor(delta / 0x80);
-    }
-    out.push(delta);
   }
   return Buffer.from(out);
+}
+
+/** Appends one non-negative integer to `out` in LEB128 (the form every number of a list takes). */
+export function pushVarint(out: number[], n: number): void {
+  while (n >= 0x80) {
+    out.push((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  out.push(n);
 }
 
 /** Decodes a list from `encodeIdList`: the ids, ascending. `what` names the list in errors. */

@@ -15,7 +15,7 @@
  * deletes what no reference names.
  */
 import { createHash } from 'node:crypto';
-import { decodeIdList, encodeIdList } from '../../core/id-list.js';
+import { decodeIdList, encodeIdList, pushVarint } from '../../core/id-list.js';
 import { IntegrityError } from '../../errors.js';
 
 /** holder → hashes. */
@@ -32,11 +32,7 @@ export function isBinaryPackedRefs(file: Buffer): boolean {
 
 function varint(n: number): Buffer {
   const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
+  pushVarint(out, n);
   return Buffer.from(out);
 }
 
