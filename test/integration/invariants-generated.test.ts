@@ -40,6 +40,8 @@ async function checkInvariants(text: string, threshold: number): Promise<void> {
     expect(report.valid).toBe(true);
     expect(await sha(input)).toBe(before);
     expect((await validateSession(once)).errors).toEqual([]);
+    // a trim that changed nothing writes the input's bytes, which restore refuses (no annotation)
+    if ((await sha(once)) === before) return;
     const restored = join(dir, 'restored.jsonl');
     await restoreSession({ input: once, output: restored, store });
     expect(await sha(restored)).toBe(before);
