@@ -40,7 +40,7 @@ export async function measureSessionOnDisk(sourcePath, role) {
     mkdirSync(folder, { recursive: true });
     const path = join(folder, `${sessionId}.jsonl`);
     const dbPath = join(env.CTXVM_HOME, 'ctxvm.db');
-    const db = await openWarmDatabase({ db: dbPath });
+    const db = await openWarmDatabase({ db: dbPath, parts: ['sessions'] }); // as the CLI's session commands open it
     const catalog = createSqlSessionCatalog(db);
     const objectsDir = join(env.CTXVM_HOME, 'objects');
     const store = createFsObjectStore({ root: objectsDir, durability: 'deferred' });

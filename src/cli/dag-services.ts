@@ -49,7 +49,7 @@ export async function withDagServices<T>(ctx: CommandContext, fn: (services: Dag
     import('../session/dag/sql-catalog.js'),
     options.objects === false || options.store ? undefined : import('../store/drivers/objects-fs.js'),
   ]);
-  const db = await openWarmDatabase({ db: config.db });
+  const db = await openWarmDatabase({ db: config.db, parts: ['sessions'] });
   try {
     const services: DagServices = {
       config,

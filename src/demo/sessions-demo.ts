@@ -85,7 +85,7 @@ export async function runSessionsDemo(ctx: DemoContext): Promise<SessionsDemoRes
   const restored = await restoreSession({ input: trimmedPath, output: restoredPath, store });
   const identical = (await readFile(restoredPath)).equals(originalBytes);
 
-  const db = await openWarmDatabase({ db: join(ctxvmHome, 'ctxvm.db') });
+  const db = await openWarmDatabase({ db: join(ctxvmHome, 'ctxvm.db'), parts: ['sessions'] });
   try {
     const catalog = createSqlSessionCatalog(db);
     const snap = await createSnapshot({ catalog, store, source: { agent: 'claude', sessionId: DEMO_SESSION_ID, path: original, project: DEMO_PROJECT }, name: 'demo', description: 'the generated session', now });

@@ -21,13 +21,18 @@ export interface Migration {
   name: string;
   /** Portable SQL script, or a function for steps that need logic (or differ by dialect). */
   up: string | ((tx: SqlExecutor, dialect: SqlDialect) => Promise<void>);
+  /**
+   * Which part of the schema the step belongs to (e.g. "sessions"), when a caller may need only
+   * some parts; a step without one is always applied. A part's steps never depend on another's.
+   */
+  part?: string;
 }
 
 /** What `runMigrations` did. */
 export interface MigrationResult {
   /** Versions applied by this call, in order. */
   applied: number[];
-  /** Schema version after the call. */
+  /** Schema version after the call: the newest step recorded. */
   version: number;
 }
 
@@ -35,6 +40,11 @@ export interface MigrationResult {
 export interface RunMigrationsOptions {
   /** Clock for `applied_at_ms`, Unix ms (default `Date.now`). */
   now?: () => number;
+  /**
+   * Apply only the steps of these parts (and steps without a part); default every step. The
+   * others are left for a later call that asks for them, so a database holds only what was used.
+   */
+  parts?: readonly string[];
 }
 
 const TABLE = 'ctxvm_migrations';
@@ -79,7 +89,7 @@ async function ensureTable(db: SqlExecutor | SqlDatabase): Promise<void> {
   } else await db.exec(CREATE_TABLE);
 }
 
-/** Applies every step newer than the database's version, in order. */
+/** Applies every step (of the parts asked for) not yet recorded in the database, in order. */
 export async function runMigrations(db: SqlDatabase, migrations: readonly Migration[], options: RunMigrationsOptions = {}): Promise<MigrationResult> {
   checkMigrations(migrations);
   const now = options.now ?? Date.now;
@@ -94,6 +104,8 @@ export async function runMigrations(db: SqlDatabase, migrations: readonly Migrat
     });
   }
   const byVersion = new Map(rows.map((r) => [Number(r.version), r.name]));
+  const wanted = options.parts ? new Set(options.parts) : undefined;
+  let version = newest;
   for (const m of migrations) {
     const recorded = byVersion.get(m.version);
     if (recorded !== undefined) {
@@ -104,6 +116,7 @@ export async function runMigrations(db: SqlDatabase, migrations: readonly Migrat
       }
       continue;
     }
+    if (wanted && m.part !== undefined && !wanted.has(m.part)) continue;
     let ran: boolean;
     try {
       ran = await db.transaction(async (tx) => {
@@ -123,6 +136,7 @@ export async function runMigrations(db: SqlDatabase, migrations: readonly Migrat
       ran = false;
     }
     if (ran) applied.push(m.version);
+    version = Math.max(version, m.version);
   }
-  return { applied, version: Math.max(newest, known) };
+  return { applied, version };
 }

@@ -4,7 +4,7 @@
  */
 import { runMigrations, type Migration } from './migrations.js';
 import { createPostgresDriver, type PostgresDriverOptions } from './postgres-driver.js';
-import { WARM_MIGRATIONS } from './schema.js';
+import { WARM_MIGRATIONS, type WarmPart } from './schema.js';
 import type { SqlDatabase } from './sql.js';
 import { createBetterSqliteDriver } from './sqlite-driver.js';
 
@@ -19,6 +19,8 @@ export interface OpenWarmDatabaseOptions {
   db: string;
   /** Migrations to apply (default: every warm-store migration). */
   migrations?: readonly Migration[];
+  /** Only these parts of the schema (default all): a sessions command needs no memory tables. */
+  parts?: readonly WarmPart[];
   /** Lock wait for SQLite, ms (default 5 000). */
   busyTimeoutMs?: number;
   /** SQLite: WAL pages between automatic checkpoints (default 1 000; see `BetterSqliteDriverOptions`). */
@@ -40,7 +42,7 @@ export async function openWarmDatabase(options: OpenWarmDatabaseOptions): Promis
       });
   const db = await driver.connect();
   try {
-    await runMigrations(db, options.migrations ?? WARM_MIGRATIONS, options.now ? { now: options.now } : {});
+    await runMigrations(db, options.migrations ?? WARM_MIGRATIONS, { ...(options.now ? { now: options.now } : {}), ...(options.parts ? { parts: options.parts } : {}) });
   } catch (error) {
     await db.close();
     throw error;

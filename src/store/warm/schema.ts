@@ -346,15 +346,22 @@ CREATE TABLE memory_message_claims (
 );
 `;
 
+/**
+ * The parts of the warm schema. A home used only for sessions never gets the memory engine's
+ * tables, which on a small home would be most of the database file (an empty table or index is a
+ * page; docs/storage.md); each part is created the first time something opens the store for it.
+ */
+export type WarmPart = 'sessions' | 'memory' | 'server';
+
 /** Every warm-store migration, in order. Append only. */
-export const WARM_MIGRATIONS: readonly Migration[] = [
-  { version: 1, name: 'session catalog', up: SESSION_CATALOG },
-  { version: 2, name: 'memory', up: MEMORY },
-  { version: 3, name: 'reminders', up: REMINDERS },
-  { version: 4, name: 'api keys', up: API_KEYS },
-  { version: 5, name: 'memory pool indexes', up: MEMORY_POOL_INDEXES },
-  { version: 6, name: 'memory record versions', up: MEMORY_RECORD_VERSIONS },
-  { version: 7, name: 'snapshot objects clustered', up: snapshotObjectsWithoutRowid },
-  { version: 8, name: 'memory message claims', up: MEMORY_MESSAGE_CLAIMS },
-  { version: 9, name: 'snapshot object lists', up: snapshotObjectLists },
+export const WARM_MIGRATIONS: readonly (Migration & { part: WarmPart })[] = [
+  { version: 1, name: 'session catalog', up: SESSION_CATALOG, part: 'sessions' },
+  { version: 2, name: 'memory', up: MEMORY, part: 'memory' },
+  { version: 3, name: 'reminders', up: REMINDERS, part: 'memory' },
+  { version: 4, name: 'api keys', up: API_KEYS, part: 'server' },
+  { version: 5, name: 'memory pool indexes', up: MEMORY_POOL_INDEXES, part: 'memory' },
+  { version: 6, name: 'memory record versions', up: MEMORY_RECORD_VERSIONS, part: 'memory' },
+  { version: 7, name: 'snapshot objects clustered', up: snapshotObjectsWithoutRowid, part: 'sessions' },
+  { version: 8, name: 'memory message claims', up: MEMORY_MESSAGE_CLAIMS, part: 'memory' },
+  { version: 9, name: 'snapshot object lists', up: snapshotObjectLists, part: 'sessions' },
 ];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkMigrations, runMigrations, schemaVersion, type Migration } from './migrations.js';
 import { openWarmDatabase } from './open.js';
+import { WARM_MIGRATIONS } from './schema.js';
 import { isUniqueViolation, type SqlDatabase } from './sql.js';
 import { createBetterSqliteDriver } from './sqlite-driver.js';
 
@@ -173,6 +174,35 @@ describe('migrations', () => {
     await expect(runMigrations(db, steps.slice(0, 1))).rejects.toMatchObject({ code: 'E_UNSUPPORTED' });
     await expect(runMigrations(db, [steps[0]!, { ...steps[1]!, name: 'renamed' }])).rejects.toMatchObject({ code: 'E_INTEGRITY' });
     expect(() => checkMigrations([steps[1]!, steps[0]!])).toThrow(/greater than/);
+  });
+
+  it('applies only the parts asked for, and the others when a later call asks', async () => {
+    const parted: Migration[] = [
+      { version: 1, name: 'a', up: 'CREATE TABLE a (x TEXT)', part: 'sessions' },
+      { version: 2, name: 'b', up: 'CREATE TABLE b (x TEXT)', part: 'memory' },
+      { version: 3, name: 'c', up: 'CREATE TABLE c (x TEXT)', part: 'sessions' },
+      { version: 4, name: 'd', up: 'CREATE TABLE d (x TEXT)' },
+    ];
+    const db = await connect();
+    const tables = async () => (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'ctxvm_migrations' ORDER BY name")).map((r) => r.name);
+    expect(await runMigrations(db, parted, { parts: ['sessions'] })).toEqual({ applied: [1, 3, 4], version: 4 });
+    expect(await tables()).toEqual(['a', 'c', 'd']);
+    // the newest recorded step (4) is not newer than this list knows, though 2 is missing
+    expect(await runMigrations(db, parted)).toEqual({ applied: [2], version: 4 });
+    expect(await tables()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a sessions-only warm database holds no memory tables until the memory store opens it', async () => {
+    const path = join(dir, 'parts.db');
+    const sessionsOnly = await openWarmDatabase({ db: path, parts: ['sessions'] });
+    const names = async (d: typeof sessionsOnly) => (await d.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((r) => r.name);
+    expect(await names(sessionsOnly)).toEqual(expect.arrayContaining(['snapshots', 'branches', 'catalog_objects']));
+    expect((await names(sessionsOnly)).filter((n) => n.startsWith('memory_') || n === 'api_keys')).toEqual([]);
+    await sessionsOnly.close();
+    const full = await openWarmDatabase({ db: path });
+    open.push(full);
+    expect(await names(full)).toEqual(expect.arrayContaining(['snapshots', 'memory_turns', 'memory_tasks', 'reminder_deliveries', 'api_keys', 'memory_message_claims']));
+    expect(await schemaVersion(full)).toBe(WARM_MIGRATIONS[WARM_MIGRATIONS.length - 1]!.version);
   });
 
   it('openWarmDatabase applies the warm schema, and routes postgres:// URLs to PostgreSQL', async () => {
