@@ -5,6 +5,7 @@
 import type { ObjectStore } from '../store/object-store.js';
 import type { TokenCounter } from '../text/tokens.js';
 import type { AgentContext, AgentKind } from './context-model.js';
+import type { IdSource } from './trim/id-object.js';
 import type { TrimPolicy } from './trim/policy.js';
 
 export interface ValidationFinding {
@@ -35,6 +36,8 @@ export interface DriverTrimInput {
   tokens: TokenCounter;
   check?: (tempPath: string) => Promise<string[]>;
   onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
+  /** The input is a branch whose uuids derive from its source's: store its ids as the source's. */
+  idSource?: IdSource;
   signal?: AbortSignal;
 }
 

@@ -19,6 +19,7 @@ import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding }
 import { invalidOutputError } from './invalid-output.js';
 import { priceFor } from './pricing.js';
 import { countContextTokens, type TokenBreakdown } from './token-breakdown.js';
+import type { IdSource } from './trim/id-object.js';
 import { resolvePolicy, type TrimPolicy } from './trim/policy.js';
 import { readLoggedContext, type LoggedContext } from './usage-profile.js';
 
@@ -79,6 +80,8 @@ export interface TrimSessionOptions extends SessionServices {
   /** Count tokens of the contexts before and after (default true; off for raw throughput). */
   measure?: boolean;
   onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
+  /** See `DriverTrimInput.idSource` (a branch being trimmed as it is made). */
+  idSource?: IdSource;
   signal?: AbortSignal;
 }
 
@@ -196,6 +199,7 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     tokens,
     check,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.idSource ? { idSource: options.idSource } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   // the checked temporary file is the output, byte for byte

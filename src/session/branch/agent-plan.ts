@@ -10,7 +10,8 @@ import { scanCodexSession } from '../codex/scan.js';
 import type { BranchOptions, BranchResult } from './branch.js';
 import { parseBranchPoint } from './branch-point.js';
 import { listClaudeTurns, planClaudeCut, type ClaudeCut } from './claude-cut.js';
-import { createClaudeIdMap, rewriteClaudeFile } from './claude-rewrite.js';
+import type { IdSource } from '../trim/id-object.js';
+import { claudeIdSource, createClaudeIdMap, rewriteClaudeFile } from './claude-rewrite.js';
 import { planCodexCut, rewriteCodexFile, type CodexCut } from './codex-rewrite.js';
 import { codexRolloutName, codexSessionDir, findClaudeProjectDir } from './paths.js';
 import { copyClaudeSideFiles, listClaudeSideFiles, type ClaudeSideFile } from './side-files.js';
@@ -34,7 +35,11 @@ export interface Written {
   warnings: string[];
   /** Claude cuts: the branch uuid of the message cut at, checked to be on the resumed chain. */
   checkOnChain?: string;
+  /** How the branch's uuids derive from the source's (Claude Code), for its trim. */
+  idSource?: IdSource;
 }
+
+const idSourceField = (idSource: IdSource | undefined): { idSource?: IdSource } => (idSource ? { idSource } : {});
 
 export async function planClaude(options: BranchOptions, id: string): Promise<AgentPlan> {
   const index = await scanClaudeSession(options.source, { ...(options.signal ? { signal: options.signal } : {}) });
@@ -96,6 +101,7 @@ export async function planClaude(options: BranchOptions, id: string): Promise<Ag
         sideFiles: written.map((rel) => join(sideTarget, ...rel.split('/'))),
         warnings,
         ...(at?.newUuid && (target!.kind === 'user' || target!.kind === 'assistant') ? { checkOnChain: at.newUuid } : {}),
+        ...idSourceField(claudeIdSource(map)),
       };
     },
   };

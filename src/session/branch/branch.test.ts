@@ -11,6 +11,7 @@ import { pageIn } from '../trim/page-in.js';
 import { restoreSession } from '../trim/restore.js';
 import { branchSession, prepareBranch } from './branch.js';
 import { listClaudeTurns } from './claude-cut.js';
+import { uuidBytes, uuidDeriver } from '../../core/derived-uuid.js';
 import { encodeClaudeProjectDir } from './paths.js';
 import { compareRewrittenLines, countingUuids, createBranchTestEnv, readJsonObjects, type BranchTestEnv } from './testing.js';
 
@@ -342,6 +343,40 @@ describe('a branch of a trimmed session', () => {
     const again = join(env.dir, 'branch-trimmed.jsonl');
     await trimSession({ input: r.path, output: again, store: env.store, measure: false, policy: { keepLastTurns: 0 } });
     expect((await pageIn(env.store, 'toolu_1', { files: [again] })).text).toContain('log line 499');
+  });
+});
+
+describe('derived line uuids', () => {
+  it("a trimmed branch names its uuids by its source's: siblings store the source's ids, and each restores exactly", async () => {
+    const t = new Transcript();
+    t.user('show me the logs');
+    for (let i = 1; i <= 4; i++) {
+      t.assistant(`msg_${i}`, toolUse(`toolu_${i}`, 'Bash', { command: `cat log${i}` }));
+      t.results(toolResult(`toolu_${i}`, Array.from({ length: 400 }, (_, k) => `log ${i} line ${k} with some words`).join('\n')));
+    }
+    t.assistant('msg_9', text('the end'));
+    const src = await writeTranscript(env.dir, t);
+    const sourceUuids = (await readJsonObjects(src)).map((l) => l.uuid).filter((u): u is string => typeof u === 'string');
+    for (const [k, id] of ['b1b1b1b1-0000-4000-8000-00000000000a', 'b1b1b1b1-0000-4000-8000-00000000000b'].entries()) {
+      const plain = await branchSession({ ...base(), source: src, trim: false, newId: id, targetDir: join(env.dir, `plain-${k}`) });
+      const derive = uuidDeriver(id, () => 'random');
+      expect((await readJsonObjects(plain.path)).map((l) => l.uuid).filter((u) => typeof u === 'string')).toEqual(sourceUuids.map((u) => derive(u)));
+      const trimmed = await branchSession({ ...base(), source: src, newId: id, policy: { keepLastTurns: 0 } });
+      const back = join(env.dir, `restored-${k}.jsonl`);
+      await restoreSession({ input: trimmed.path, output: back, store: env.store });
+      expect(await readFile(back)).toEqual(await readFile(plain.path));
+      // the id objects the trim stored are format 2, holding the source's uuids, not the branch's
+      const named = [...new Set((await readFile(trimmed.path, 'utf8')).match(/\b[0-9a-f]{64}\b/g) ?? [])];
+      const idObjects: Buffer[] = [];
+      for (const h of named) {
+        const bytes = await env.store.get(h).catch(() => undefined);
+        if (bytes && bytes.subarray(0, 7).toString('latin1') === 'CTXIDS2') idObjects.push(bytes);
+      }
+      expect(idObjects.length).toBeGreaterThan(0);
+      const all = Buffer.concat(idObjects);
+      expect(all.includes(uuidBytes(sourceUuids[1]!)!)).toBe(true);
+      expect(all.includes(uuidBytes(derive(sourceUuids[1]!))!)).toBe(false);
+    }
   });
 });
 

@@ -77,8 +77,11 @@ export interface BranchOptions {
   now?: Date | number;
   /** The new session id (default: a fresh v4 uuid for Claude Code, v7 for Codex). */
   newId?: string;
-  /** Generator of the new line uuids (default `crypto.randomUUID`; injectable for reproducible tests). */
-  newUuid?: () => string;
+  /**
+   * The new uuid of a source line uuid (default: derived from it under the new session id, see
+   * src/core/derived-uuid.ts; injectable for reproducible tests).
+   */
+  newUuid?: (source: string) => string;
   /** Token counter for the trim report (default o200k). */
   tokens?: TokenCounter;
   /** Count tokens before and after trimming (default true; off for speed). */
@@ -188,6 +191,7 @@ export async function prepareBranch(options: BranchOptions): Promise<PreparedBra
         ...(options.policy ? { policy: options.policy } : {}),
         ...(options.tokens ? { tokens: options.tokens } : {}),
         measure: options.measure !== false,
+        ...(written.idSource ? { idSource: written.idSource } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
       holders.push(trimmed.holder);

@@ -8,10 +8,12 @@
  * (`<session>/tool-results/…`), which follows the copied file.
  */
 import { randomUUID } from 'node:crypto';
+import { uuidBytes, uuidDeriver } from '../../core/derived-uuid.js';
 import { readJsonl, JsonlWriter, type RawLine } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
 import type { ClaudeIndex } from '../claude/scan.js';
 import type { ClaudeLine, ContentBlock } from '../claude/types.js';
+import type { IdSource } from '../trim/id-object.js';
 import { keptByCut, type ClaudeCut } from './claude-cut.js';
 import { remapPath, replaceInStrings, stripAnnotation, type CwdRemap } from './rewrite-common.js';
 
@@ -29,18 +31,39 @@ export interface ClaudeIdMap {
   cwd?: CwdRemap;
 }
 
-/** Builds the id map of a transcript from its index; `newUuid` is injectable for tests. */
-export function createClaudeIdMap(index: ClaudeIndex, sessionId: string, newUuid: () => string = randomUUID): ClaudeIdMap {
+/**
+ * Builds the id map of a transcript from its index. Each line's new uuid is derived from its old
+ * one under the branch's session id (src/core/derived-uuid.ts), which lets a trim of the branch
+ * store its ids as the source's; `newUuid` is injectable for tests.
+ */
+export function createClaudeIdMap(index: ClaudeIndex, sessionId: string, newUuid: (source: string) => string = uuidDeriver(sessionId, randomUUID)): ClaudeIdMap {
   const uuids = new Map<string, string>();
-  for (const m of index.lines) if (m.uuid && !uuids.has(m.uuid)) uuids.set(m.uuid, newUuid());
+  for (const m of index.lines) if (m.uuid && !uuids.has(m.uuid)) uuids.set(m.uuid, newUuid(m.uuid));
   const oldSessionIds = new Set<string>();
   if (index.sessionId) oldSessionIds.add(index.sessionId);
   return { oldSessionIds, sessionId, uuids };
 }
 
+/**
+ * The map seen from the branch's side, for a trim of the branch: which source uuid each derived
+ * branch uuid came from (the trim's id object then names it by that, see trim/id-object.ts).
+ * Read when called, so it covers what `extendClaudeIdMap` added since.
+ */
+export function claudeIdSource(map: ClaudeIdMap): IdSource | undefined {
+  const seed = uuidBytes(map.sessionId);
+  if (!seed) return undefined;
+  const bySource = new Map<string, Buffer>();
+  for (const [from, to] of map.uuids) {
+    const a = uuidBytes(from);
+    const b = uuidBytes(to);
+    if (a && b) bySource.set(b.toString('hex'), a);
+  }
+  return { seed, sourceOf: (uuid) => bySource.get(uuid.toString('hex')) };
+}
+
 /** Adds the uuids of another transcript (a subagent's) to the map. */
-export function extendClaudeIdMap(map: ClaudeIdMap, uuids: Iterable<string>, newUuid: () => string = randomUUID): void {
-  for (const u of uuids) if (!map.uuids.has(u)) map.uuids.set(u, newUuid());
+export function extendClaudeIdMap(map: ClaudeIdMap, uuids: Iterable<string>, newUuid: (source: string) => string = uuidDeriver(map.sessionId, randomUUID)): void {
+  for (const u of uuids) if (!map.uuids.has(u)) map.uuids.set(u, newUuid(u));
 }
 
 /** What rewriting one line did. */
@@ -188,7 +211,7 @@ export async function rewriteClaudeFile(options: RewriteClaudeFileOptions): Prom
  * Rewrites a subagent transcript (`<session>/subagents/agent-*.jsonl`) with the branch's ids: its
  * own uuids are added to the map first. Lines are otherwise kept; the file is never cut.
  */
-export async function rewriteClaudeSideTranscript(input: string, output: string, map: ClaudeIdMap, newUuid: () => string = randomUUID): Promise<{ lines: number; bytes: number }> {
+export async function rewriteClaudeSideTranscript(input: string, output: string, map: ClaudeIdMap, newUuid?: (source: string) => string): Promise<{ lines: number; bytes: number }> {
   const own: string[] = [];
   for await (const rec of readJsonl<ClaudeLine>(input, { onBadLine: 'yield' })) if (typeof rec.value?.uuid === 'string') own.push(rec.value.uuid);
   extendClaudeIdMap(map, own, newUuid);

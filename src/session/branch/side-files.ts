@@ -52,7 +52,7 @@ export async function listClaudeSideFiles(sessionDir: string): Promise<ClaudeSid
 }
 
 /** Copies side files into `dest` (a fresh folder): `.jsonl` subagent transcripts rewritten, the rest as is. */
-export async function copyClaudeSideFiles(files: readonly ClaudeSideFile[], dest: string, map: ClaudeIdMap, newUuid?: () => string): Promise<string[]> {
+export async function copyClaudeSideFiles(files: readonly ClaudeSideFile[], dest: string, map: ClaudeIdMap, newUuid?: (source: string) => string): Promise<string[]> {
   const written: string[] = [];
   for (const f of files) {
     const target = join(dest, ...f.rel.split('/'));

@@ -108,7 +108,7 @@ async function runPasses(opts: ClaudeTrimInput, writer: TrimStreamWriter, fold: 
 }
 
 async function trimOnce(opts: ClaudeTrimInput, fold: boolean, foldBelow: number | undefined, packs: ClaudeTrimTuning['packs']): Promise<ClaudeTrimStats> {
-  const writer = await TrimStreamWriter.open(opts.output, opts.store, { what: 'transcript', ...packs });
+  const writer = await TrimStreamWriter.open(opts.output, opts.store, { what: 'transcript', ...packs, ...(opts.idSource ? { idSource: opts.idSource } : {}) });
   try {
     const passes = await runPasses(opts, writer, fold, foldBelow);
     const done = await writer.finish(opts.check);

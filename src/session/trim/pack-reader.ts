@@ -8,6 +8,7 @@ import type { ObjectStore } from '../../store/object-store.js';
 import { UuidLiftError } from '../dag/uuid-lift.js';
 import { createHash } from 'node:crypto';
 import { DIGEST_HEX, partDigest, partIds, type PackPart } from './annotation.js';
+import { decodeIdObject } from './id-object.js';
 import { unlift } from './lift.js';
 
 /** Objects kept decompressed at once (each at most a few MiB). */
@@ -17,6 +18,7 @@ const CACHED_OBJECTS = 4;
 export class PackReader {
   readonly #store: ObjectStore;
   readonly #cache = new Map<string, Promise<Buffer>>();
+  readonly #idLists = new Map<string, Promise<Buffer>>();
   /** Text shown in a missing-object error (where the reference came from). */
   readonly #where: string;
 
@@ -49,6 +51,18 @@ export class PackReader {
     return hit;
   }
 
+  /** The plain uuid list of an id object (decoded once, cached like objects). */
+  #idList(hash: string): Promise<Buffer> {
+    let hit = this.#idLists.get(hash);
+    if (!hit) {
+      hit = this.object(hash).then((stored) => decodeIdObject(stored, hash));
+      hit.catch(() => this.#idLists.delete(hash));
+      this.#idLists.set(hash, hit);
+      while (this.#idLists.size > CACHED_OBJECTS) this.#idLists.delete(this.#idLists.keys().next().value!);
+    }
+    return hit;
+  }
+
   /**
    * The original bytes a part holds (a fresh buffer: writers may keep it), checked against the
    * part's digest when it has one (`verified` says which).
@@ -65,7 +79,7 @@ export class PackReader {
     let ids: Buffer | undefined;
     const idRange = partIds(part);
     if (idRange) {
-      const idObject = await this.object(idRange.hash);
+      const idObject = await this.#idList(idRange.hash);
       if (idRange.offset + idRange.length > idObject.length) throw new IntegrityError(`id object ${idRange.hash} has ${idObject.length} bytes; a part asks for ${idRange.offset}+${idRange.length}`);
       ids = idObject.subarray(idRange.offset, idRange.offset + idRange.length);
     } else ids = Buffer.alloc(0);

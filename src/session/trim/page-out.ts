@@ -20,6 +20,7 @@ import { ByteBuffer } from '../../core/byte-buffer.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import { DIGEST_HEX, partDigest, partIds, type PackPart } from './annotation.js';
+import { encodeIdObject, type IdSource } from './id-object.js';
 import { liftLineInto } from './lift.js';
 
 /** A pack or id object being filled (no `hash` yet) or sealed. */
@@ -94,6 +95,8 @@ export interface PageOutOptions {
   maxInFlight?: number;
   /** Called after each object is sealed (its handle's `hash` set) and stored. */
   onSealed?: () => void | Promise<void>;
+  /** How the lines' uuids derive from a source's, if they do (id objects then name them by it; id-object.ts). */
+  idSource?: IdSource;
 }
 
 function newHandle(): PageOutHandle {
@@ -128,6 +131,7 @@ export class PageOutSink {
   readonly #minIds: number;
   readonly #maxInFlight: number;
   readonly #onSealed: (() => void | Promise<void>) | undefined;
+  readonly #idSource: IdSource | undefined;
   #text: ByteBuffer;
   #ids: ByteBuffer;
   /** Capacity of a pack's allocation, bytes; allocations of sealed packs are reused once stored. */
@@ -150,6 +154,7 @@ export class PageOutSink {
     this.#minIds = options.minIdBytes ?? 256 * 1024;
     this.#maxInFlight = Math.max(1, options.maxInFlight ?? 3);
     this.#onSealed = options.onSealed;
+    this.#idSource = options.idSource;
     // room for the largest pack but a giant line: allocations are reused, so most packs never grow
     this.#packCapacity = this.#max + 256 * 1024;
     this.#text = new ByteBuffer(this.#packCapacity);
@@ -269,7 +274,7 @@ export class PageOutSink {
     }
     this.#due = false;
     if (this.#ids.length > 0 && (force || this.#ids.length >= this.#minIds)) {
-      this.#seal(this.#idHandle, this.#ids.take(), false);
+      this.#seal(this.#idHandle, encodeIdObject(this.#ids.take(), this.#idSource), false);
       this.#idHandle = newHandle();
     }
     while (this.#inFlight.size > this.#maxInFlight) await Promise.race(this.#inFlight);
