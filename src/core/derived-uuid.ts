@@ -12,9 +12,14 @@ import { createHash } from 'node:crypto';
 const TAG = Buffer.from('ctxvm-derived-uuid/1\n', 'latin1');
 const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** True for a lowercase, hyphenated UUID (any version). */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_TEXT.test(value);
+}
+
 /** 16 bytes of a UUID in its canonical lowercase text form (undefined for anything else). */
 export function uuidBytes(text: string): Buffer | undefined {
-  if (!UUID_TEXT.test(text)) return undefined;
+  if (!isUuid(text)) return undefined;
   return Buffer.from(text.replaceAll('-', ''), 'hex');
 }
 

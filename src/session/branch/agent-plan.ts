@@ -39,8 +39,6 @@ export interface Written {
   idSource?: IdSource;
 }
 
-const idSourceField = (idSource: IdSource | undefined): { idSource?: IdSource } => (idSource ? { idSource } : {});
-
 export async function planClaude(options: BranchOptions, id: string): Promise<AgentPlan> {
   const index = await scanClaudeSession(options.source, { ...(options.signal ? { signal: options.signal } : {}) });
   if (!index.sessionId) throw new CtxvmError('E_INVALID', `${options.source}: no line has a sessionId: not a resumable Claude Code session`, { hint: 'summary-only stubs cannot be resumed' });
@@ -85,6 +83,8 @@ export async function planClaude(options: BranchOptions, id: string): Promise<Ag
       const take = cut ? side.filter((f) => f.kind === 'other' || rewritten.referenced.has(f.key) || (keptBoundary && f.key.startsWith('acompact'))) : side;
       if (take.length < side.length) warnings.push(`${side.length - take.length} side file(s) of messages after the cut were not carried over`);
       const written = take.length ? await copyClaudeSideFiles(take, sideDir, map, options.newUuid) : [];
+      // only a trim reads it: an untrimmed branch does not build the inverse map
+      const idSource = options.trim === false ? undefined : claudeIdSource(map);
       const target = cut?.target;
       const at: BranchResult['at'] | undefined =
         cut && target
@@ -101,7 +101,7 @@ export async function planClaude(options: BranchOptions, id: string): Promise<Ag
         sideFiles: written.map((rel) => join(sideTarget, ...rel.split('/'))),
         warnings,
         ...(at?.newUuid && (target!.kind === 'user' || target!.kind === 'assistant') ? { checkOnChain: at.newUuid } : {}),
-        ...idSourceField(claudeIdSource(map)),
+        ...(idSource ? { idSource } : {}),
       };
     },
   };

@@ -11,12 +11,7 @@ import type { AgentKind } from '../context-model.js';
 /** Claude Code cuts a sanitized project folder name at this many characters and appends a hash. */
 export const CLAUDE_PROJECT_DIR_MAX_CHARS = 200;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** True for a lowercase, hyphenated UUID (any version). */
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
-}
+export { isUuid } from '../../core/derived-uuid.js';
 
 /** Claude Code's 32-bit string hash for long folder names (djb2 variant over UTF-16 code units). */
 function claudePathHash(text: string): number {
