@@ -34,7 +34,13 @@ export interface DriverTrimInput {
   store: ObjectStore;
   policy: TrimPolicy;
   tokens: TokenCounter;
+  /** Checks the output (a temporary file) before it is committed: problems refuse it (drivers without `findsOwnTrimFindings`). */
   check?: (tempPath: string) => Promise<string[]>;
+  /**
+   * Judges the output before it is committed, from the findings of the input and of the output
+   * that a driver with `findsOwnTrimFindings` finds itself: throws to refuse it.
+   */
+  judge?: (before: ValidationFinding[], after: ValidationFinding[]) => void;
   onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
   /** The input is a branch whose uuids derive from its source's: store its ids as the source's. */
   idSource?: IdSource;
@@ -52,6 +58,8 @@ export interface DriverTrimStats {
   pagedOutBytes: number;
   counters: Record<string, number>;
   holder: string;
+  /** The input's and the output's findings, from a driver with `findsOwnTrimFindings`. */
+  findings?: { before: ValidationFinding[]; after: ValidationFinding[] };
 }
 
 export interface LoadOptions {
@@ -65,6 +73,11 @@ export interface LoadOptions {
 
 export interface SessionDriver {
   readonly agent: AgentKind;
+  /**
+   * True when `trim` finds the input's and the output's findings itself (lean, from the reads it
+   * makes anyway) and judges with `judge`; otherwise the caller loads both and passes `check`.
+   */
+  readonly findsOwnTrimFindings?: boolean;
   load(file: string, options?: LoadOptions): Promise<LoadedSession>;
   trim(input: DriverTrimInput): Promise<DriverTrimStats>;
 }

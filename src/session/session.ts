@@ -158,16 +158,14 @@ export function newFindings(before: ValidationFinding[], after: ValidationFindin
   });
 }
 
-/** A loaded session's findings, and its context unless the load was lean. */
+/** A loaded session's findings. */
 interface FindingsOf {
   findings: ValidationFinding[];
-  context?: AgentContext;
 }
 
-/** Loads a session and keeps only what the trim report needs (a lean context is dropped at once). */
-async function loadFindings(driver: SessionDriver, file: string, lean: boolean): Promise<FindingsOf> {
-  const loaded = await driver.load(file, { lean });
-  return lean ? { findings: loaded.findings } : { findings: loaded.findings, context: loaded.context };
+/** Loads a session lean, for its findings only (memory stays flat: driver.ts). */
+async function loadFindings(driver: SessionDriver, file: string): Promise<FindingsOf> {
+  return { findings: (await driver.load(file, { lean: true })).findings };
 }
 
 /**
@@ -178,16 +176,19 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
   const agent = await detectAgent(options.input);
   const driver = driverFor(agent);
   const policy = resolvePolicy(options.policy);
-  // without token counts only the findings are needed: lean loads keep memory flat (driver.ts)
-  const lean = options.measure === false;
-  const before = await loadFindings(driver, options.input, lean);
+  const measure = options.measure !== false;
+  // findings: the driver's own when it finds them, else from lean loads (memory stays flat, driver.ts)
+  const own = driver.findsOwnTrimFindings === true;
+  let before: FindingsOf | undefined = own ? undefined : await loadFindings(driver, options.input);
   let checked: FindingsOf | undefined;
-  const check = async (temp: string) => {
-    const loaded = await loadFindings(driver, temp, lean);
-    checked = loaded;
-    const added = newFindings(before.findings, loaded.findings).filter((f) => f.severity === 'error');
+  const refuse = (inputFindings: ValidationFinding[], outputFindings: ValidationFinding[]) => {
+    const added = newFindings(inputFindings, outputFindings).filter((f) => f.severity === 'error');
     // an input that was already invalid is named with its own errors; a valid one means a bug
-    if (added.length > 0) throw invalidOutputError({ input: options.input, output: 'trimmed copy', inputFindings: before.findings, added });
+    if (added.length > 0) throw invalidOutputError({ input: options.input, output: 'trimmed copy', inputFindings, added });
+  };
+  const check = async (temp: string) => {
+    checked = await loadFindings(driver, temp);
+    refuse(before!.findings, checked.findings);
     return [];
   };
   const tokens = options.tokens ?? createTokenCounter();
@@ -197,13 +198,18 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     store: options.store,
     policy,
     tokens,
-    check,
+    ...(own ? { judge: refuse } : { check }),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.idSource ? { idSource: options.idSource } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  if (stats.findings) {
+    before = { findings: stats.findings.before };
+    checked = { findings: stats.findings.after };
+  }
+  if (!before) throw new CtxvmError('E_INTERNAL', `the ${agent} trimmer did not report the findings it is meant to find`);
   // the checked temporary file is the output, byte for byte
-  const after = checked ?? (await loadFindings(driver, options.output, lean));
+  const after = checked ?? (await loadFindings(driver, options.output));
   const remaining = new Set(after.findings.map(findingKey));
   const report: TrimReport = {
     agent,
@@ -219,19 +225,22 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     pagedOutBytes: stats.pagedOutBytes,
     holder: stats.holder,
   };
-  if (options.measure !== false) {
-    const counter = counterFor(options, before.context!.model);
-    const counted = countContextTokens(before.context!, counter);
-    const countedAfter = countContextTokens(after.context!, counter);
+  if (measure) {
+    // exact counts need the texts: full loads of both files, for the numbers only
+    const input = await driver.load(options.input);
+    const output = await driver.load(options.output);
+    const counter = counterFor(options, input.context.model);
+    const counted = countContextTokens(input.context, counter);
+    const countedAfter = countContextTokens(output.context, counter);
     const b = counted.tokens;
     const a = countedAfter.tokens;
-    if (before.context!.model) report.model = before.context!.model;
+    if (input.context.model) report.model = input.context.model;
     report.input.tokens = b;
     report.input.breakdown = counted.breakdown;
     report.output.tokens = a;
     report.output.breakdown = countedAfter.breakdown;
     report.reduction = ratioRemoved(b, a);
-    const request = requestTokens(await readLoggedContext(options.input, before.context!, counter), b, a);
+    const request = requestTokens(await readLoggedContext(options.input, input.context, counter), b, a);
     if (request) report.request = request;
     report.tokenizer = counted.method;
   }

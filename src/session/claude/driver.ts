@@ -3,24 +3,29 @@ import type { SessionDriver } from '../driver.js';
 import { trimClaudeSession } from '../trim/claude-trim.js';
 import { claudeAgentContext } from './agent-context.js';
 import { reconstructClaudeContext } from './context.js';
-import { LeanLines } from './lean-line.js';
+import { loadClaudeLean } from './lean-load.js';
 import { scanClaudeSession } from './scan.js';
 import { validateClaudeContext } from './validate.js';
 
 export const claudeDriver: SessionDriver = {
   agent: 'claude',
+  findsOwnTrimFindings: true,
   async load(file, options = {}) {
-    // a lean load keeps the lines it scans (lean-line.ts) rather than reading the chain again
-    const lean = options.lean === true ? new LeanLines() : undefined;
-    const index = await scanClaudeSession(file, { ...(options.signal ? { signal: options.signal } : {}), ...(lean ? { onLine: (v, raw, meta) => lean.add(v, raw, meta) } : {}) });
-    const ctx = await reconstructClaudeContext(index, lean ? { lean: true, leanValues: lean.values } : {});
+    let loaded;
+    if (options.lean === true) loaded = await loadClaudeLean(file, options.signal ? { signal: options.signal } : {});
+    else {
+      const index = await scanClaudeSession(file, options.signal ? { signal: options.signal } : {});
+      const context = await reconstructClaudeContext(index);
+      loaded = { index, context, findings: validateClaudeContext(index, context) };
+    }
+    const { index, context, findings } = loaded;
     return {
       agent: 'claude',
       file,
       ...(index.sessionId ? { sessionId: index.sessionId } : {}),
       ...(index.cwd ? { cwd: index.cwd } : {}),
-      context: claudeAgentContext(ctx),
-      findings: validateClaudeContext(index, ctx),
+      context: claudeAgentContext(context),
+      findings,
       lines: index.lines.length + index.badLines.length,
       bytes: index.totalBytes,
     };

@@ -3,10 +3,10 @@
  * (validate.ts) walks the reconstructed context, which holds every line of the resumed chain; on
  * a long live tail that is most of the file, hundreds of MB of tool output and images. The
  * findings depend on no payload beyond whether a string is empty, blank, or how it starts (tags,
- * a leading "/"), so a lean line keeps every field but shortens long strings to a stand-in that
- * answers those questions the same way, and drops what nothing in validation reads (tool inputs,
- * the `toolUseResult` side channel, usage). `lean-line.test.ts` compares findings of both loads
- * over the corpus.
+ * a leading "/"), so a lean line keeps the fields validation reads, with long strings shortened
+ * to a stand-in that answers those questions the same way, and drops what nothing in validation
+ * reads (tool inputs, the `toolUseResult` side channel, usage, bookkeeping the line's `LineMeta`
+ * holds). `lean-line.test.ts` compares findings of both loads over the corpus.
  *
  * A lean load reads the file once: the scan hands each line it parsed (skimmed, for long lines:
  * see json-skim.ts) to `LeanLines`, which keeps the lean form of the lines after the last
@@ -84,28 +84,37 @@ function leanValue(v: unknown, bytes?: Buffer): unknown {
   const block = v as Record<string, unknown>;
   for (const key of Object.keys(block)) {
     // a tool call's input is only counted (tokens), never judged
-    if (key === 'input' && block.type === 'tool_use') out[key] = {};
-    else out[key] = leanValue(block[key], bytes);
+    const lean = key === 'input' && block.type === 'tool_use' ? {} : leanValue(block[key], bytes);
+    // as JSON.parse does: "__proto__" is an own property, never the prototype
+    if (key === '__proto__') Object.defineProperty(out, key, { value: lean, enumerable: true, writable: true, configurable: true });
+    else out[key] = lean;
   }
   return out;
 }
 
-/** Top-level fields validation never reads (and that can be large). */
-const DROPPED = new Set(['toolUseResult', 'snapshot', 'data', 'normalizedMessages']);
+/**
+ * The top-level fields reconstruction and validation read of a line's value (context.ts,
+ * local-command.ts, attachments.ts); everything else they need is in the line's `LineMeta`.
+ */
+const VIEW_KEYS = ['type', 'message', 'content', 'attachment', 'promptSource', 'isMeta', 'timestamp'] as const;
+/** The message fields they read (never `usage`, stop reasons and the like). */
+const MESSAGE_KEYS = ['role', 'id', 'model', 'content'] as const;
 
 /**
- * The lean form of a parsed transcript line (a new object; `line` is left alone). A skimmed line
- * (json-skim.ts) needs its `bytes` for the strings that were skipped; it throws where the
- * skipped bytes do not decode.
+ * The lean form of a parsed transcript line (a new object; `line` is left alone): the fields
+ * validation reads, long strings as stand-ins. A skimmed line (json-skim.ts, line-skim.ts) needs
+ * its `bytes` for the strings that were skipped; it throws where the skipped bytes do not decode.
  */
 export function leanClaudeLine<T extends Record<string, unknown>>(line: T, bytes?: Buffer): T {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(line)) {
-    if (DROPPED.has(key)) continue;
+  for (const key of VIEW_KEYS) {
+    if (!Object.prototype.hasOwnProperty.call(line, key)) continue;
     const value = line[key];
     if (key === 'message' && value && typeof value === 'object' && !Array.isArray(value)) {
-      const { usage: _usage, ...rest } = value as Record<string, unknown>;
-      out[key] = leanValue(rest, bytes);
+      const message = value as Record<string, unknown>;
+      const lean: Record<string, unknown> = {};
+      for (const k of MESSAGE_KEYS) if (Object.prototype.hasOwnProperty.call(message, k)) lean[k] = leanValue(message[k], bytes);
+      out[key] = lean;
     } else out[key] = leanValue(value, bytes);
   }
   return out as T;

@@ -3,10 +3,11 @@
  * (ids, links, kinds, tool ids, sizes) and no content, so files of hundreds of MB index in a few
  * MB of memory. Reconstruction, validation and the trimmer's decisions all start from this index.
  */
-import { readJsonl, type RawLine, type ReadJsonlOptions } from '../../core/jsonl.js';
-import { skimJson, skimmedLength, SkippedString } from '../../core/json-skim.js';
+import { badLineError, readLineBatches, type RawLine, type ReadJsonlOptions } from '../../core/jsonl.js';
+import { skimmedLength, SkippedString } from '../../core/json-skim.js';
+import { skimClaudeForTrim } from './line-skim.js';
 import type { ParseError } from '../../errors.js';
-import { contentBlocks, isKnownLineType, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ToolResultBlock, type ToolUseBlock } from './types.js';
+import { contentBlocks, isKnownLineType, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ContentBlock, type ToolResultBlock, type ToolUseBlock } from './types.js';
 
 /** What pass 1 remembers about one line. */
 export interface LineMeta {
@@ -16,6 +17,8 @@ export interface LineMeta {
   /** Bytes of the line without its terminator. */
   byteLength: number;
   kind: ClaudeLineKind;
+  /** The line's `type` when its kind is `other` (titles, modes, types ctxvm does not know). */
+  otherType?: string;
   subtype?: string;
   uuid?: string;
   parentUuid?: string | null;
@@ -106,10 +109,14 @@ function isUserPrompt(line: ClaudeLine, blockTypes: string[]): boolean {
   return !blockTypes.includes('tool_result');
 }
 
+const TEXT_ONLY: readonly ContentBlock[] = Object.freeze([{ type: 'text', text: '' }]);
+
 /** Builds the metadata record for one parsed line. */
 export function describeLine(value: ClaudeLine, line: number, byteOffset: number, byteLength: number): LineMeta {
   const kind = lineKind(value);
-  const blocks = value.type === 'user' || value.type === 'assistant' ? contentBlocks(value.message) : [];
+  // a skimmed line's long text content is a SkippedString: still one text block
+  const message = value.message as { content?: unknown } | undefined;
+  const blocks = value.type !== 'user' && value.type !== 'assistant' ? [] : message?.content instanceof SkippedString ? TEXT_ONLY : contentBlocks(value.message);
   const blockTypes = blocks.map((b) => (b && typeof b === 'object' ? String(b.type) : typeof b));
   const toolUses: LineMeta['toolUses'] = [];
   const toolResults: LineMeta['toolResults'] = [];
@@ -157,6 +164,7 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
     hasToolUseResult: value.toolUseResult !== undefined,
     annotated: value.ctxvm !== undefined,
   };
+  if (kind === 'other' && typeof value.type === 'string') meta.otherType = value.type;
   if (typeof value.subtype === 'string') meta.subtype = value.subtype;
   if (typeof value.uuid === 'string') meta.uuid = value.uuid;
   if (value.parentUuid !== undefined) meta.parentUuid = value.parentUuid;
@@ -173,11 +181,28 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
   return meta;
 }
 
-/** Lines above this size are skimmed (long strings left undecoded) rather than fully parsed, bytes. */
-export const SKIM_ABOVE_BYTES = 16 * 1024;
+/** Counts `meta`'s line type in `unknownTypes` when ctxvm does not know it (see `ClaudeIndex.unknownTypes`). */
+export function countUnknownType(unknownTypes: Map<string, { count: number; firstLine: number }>, meta: LineMeta): void {
+  if (meta.kind !== 'other' || isKnownLineType(meta.otherType)) return;
+  const key = meta.otherType ?? '(no type)';
+  const seen = unknownTypes.get(key);
+  if (seen) seen.count++;
+  else unknownTypes.set(key, { count: 1, firstLine: meta.line });
+}
 
-function parseForIndex(raw: RawLine): unknown {
-  return raw.bytes.length > SKIM_ABOVE_BYTES ? skimJson(raw.bytes) : JSON.parse(raw.text);
+/**
+ * A line as the index reads it: skimmed (line-skim.ts), with the session's identity fields while
+ * `identity` says they are still wanted; JSON.parse says why a line is not JSON, or what a
+ * non-object is.
+ */
+function parseForIndex(raw: RawLine, identity: boolean): unknown {
+  let skeleton: ClaudeLine | undefined;
+  try {
+    skeleton = skimClaudeForTrim(raw.bytes, identity);
+  } catch {
+    // broken structure: JSON.parse names the error, below
+  }
+  return skeleton ?? JSON.parse(raw.text);
 }
 
 export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
@@ -194,29 +219,35 @@ export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
 export async function scanClaudeSession(file: string, options: ScanOptions = {}): Promise<ClaudeIndex> {
   const unknownTypes = new Map<string, { count: number; firstLine: number }>();
   const index: ClaudeIndex = { file, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0, unknownTypes };
-  for await (const rec of readJsonl<ClaudeLine>(file, { onBadLine: 'yield', signal: options.signal, parse: parseForIndex })) {
-    const raw = rec.raw;
+  const handle = (raw: RawLine, isLast: boolean) => {
+    if (raw.isBlank) return;
     index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
-    if (rec.error) {
-      index.badLines.push(rec.error);
-      continue;
+    let value: ClaudeLine;
+    try {
+      value = parseForIndex(raw, index.sessionId === undefined || index.cwd === undefined || index.version === undefined) as ClaudeLine;
+    } catch (cause) {
+      index.badLines.push(badLineError(file, raw, isLast, cause));
+      return;
     }
-    const value = rec.value;
-    if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return;
     const meta = describeLine(value, raw.line, raw.byteOffset, raw.bytes.length);
-    if (!isKnownLineType(value.type)) {
-      const key = typeof value.type === 'string' ? value.type : '(no type)';
-      const seen = unknownTypes.get(key);
-      if (seen) seen.count++;
-      else unknownTypes.set(key, { count: 1, firstLine: raw.line });
-    }
+    countUnknownType(unknownTypes, meta);
     if (meta.kind === 'system' && meta.subtype === 'compact_boundary') index.lastBoundary = index.lines.length;
     index.sessionId ??= typeof value.sessionId === 'string' ? value.sessionId : undefined;
     index.cwd ??= typeof value.cwd === 'string' ? value.cwd : undefined;
     index.version ??= typeof value.version === 'string' ? value.version : undefined;
     index.lines.push(meta);
     options.onLine?.(value as unknown as Record<string, unknown>, raw, meta);
-    if (options.onProgress && raw.line % 256 === 0) options.onProgress(index.totalBytes);
+  };
+  // one line of look-ahead, so a bad last line without a terminator can be called truncated
+  let pending: RawLine | undefined;
+  for await (const batch of readLineBatches(file, { reuseBuffers: true, ...(options.signal ? { signal: options.signal } : {}) })) {
+    for (const raw of batch) {
+      if (pending) handle(pending, false);
+      pending = raw;
+    }
+    options.onProgress?.(index.totalBytes);
   }
+  if (pending) handle(pending, true);
   return index;
 }

@@ -1,29 +1,19 @@
 /**
- * Pass 2 of the trimmer: decisions made from the pass-1 index alone (no content): which lines go,
- * which tool ids vanish with pre-boundary content, which turns stay untouched, which reads are
+ * The trimmer's decisions, made from the pass-1 index alone (no content): which lines go, which
+ * tool ids vanish with pre-boundary content, which turns stay untouched, which reads are
  * superseded, where removed lines' children must be relinked, and which tool calls need a
- * synthetic answer. With a folding index (claude-index.ts) the decisions about folded lines were
- * made in pass 1 already; the plan covers the window and reads what folding kept.
+ * synthetic answer.
  */
 import type { ClaudeIndex, LineMeta } from '../claude/scan.js';
 import type { TrimPolicy } from './policy.js';
 import { resolvePreserved, selectClaudeChain } from '../claude/chain.js';
-import type { FoldedLines } from './claude-index.js';
 import { roundTripAge, splitTail } from './turn-age.js';
 
 export type RemovalReason = 'before-compaction' | 'metadata' | 'thinking';
 
-/** Read access to an id → id map. */
-export interface IdLookup {
-  has(id: string): boolean;
-  get(id: string): string | null | undefined;
-}
-
 export interface ClaudeTrimPlan {
-  /** Line numbers (1-based) of window lines removed entirely, with why (folded lines: see `windowStart`). */
+  /** Line numbers (1-based) of lines removed entirely, with why. */
   removed: Map<number, RemovalReason>;
-  /** Lines before this 1-based number were folded in pass 1: removed, except `folded.kept` and non-objects. */
-  windowStart: number;
   /** Lines at or after this 1-based number are the protected tail (the last K turns). */
   protectedFromLine: number;
   /** First lines of the assistant messages before the tail, in file order (how old a line is). */
@@ -42,7 +32,7 @@ export interface ClaudeTrimPlan {
   /** tool_use id → tool name and identifying input. */
   tools: Map<string, { name: string; target?: string }>;
   /** uuid of a removed line → the nearest kept ancestor (null at a root). */
-  relink: IdLookup;
+  relink: ReadonlyMap<string, string | null>;
   /** Line number of an assistant line → tool_use ids on it answered by nobody but followed by more conversation. */
   unanswered: Map<number, string[]>;
   /**
@@ -97,54 +87,10 @@ export function ageOfLine(plan: Pick<ClaudeTrimPlan, 'protectedFromLine' | 'turn
   return roundTripAge(plan, line);
 }
 
-/** The plan for lines pass 1 folds as it reads them: all removed but summaries, relinked by what folding knows. */
-export function foldedLinesPlan(folded: FoldedLines): ClaudeTrimPlan {
-  return {
-    removed: new Map(),
-    windowStart: 1,
-    protectedFromLine: Number.POSITIVE_INFINITY,
-    turnStarts: [],
-    vanishingToolUses: folded.toolUseIds,
-    orphanResults: new Set(),
-    reparent: new Map(),
-    supersededReads: new Set(),
-    tools: new Map(),
-    relink: folded.relink,
-    unanswered: new Map(),
-    tailThinking: false,
-  };
-}
-
-/**
- * True when the last boundary's preserved messages reach into folded lines, which the plan cannot
- * see: index again without folding.
- */
-export function preservedReachesFolded(index: ClaudeIndex & { folded?: FoldedLines }): boolean {
-  const folded = index.folded;
-  const spec = index.lastBoundary >= 0 ? index.lines[index.lastBoundary]?.preserved : undefined;
-  if (!folded || !spec) return false;
-  const isFolded = (u: string) => folded.relink.has(u) || [...folded.kept.values()].some((m) => m.uuid === u);
-  if (spec.uuids) return spec.uuids.some(isFolded);
-  if (!spec.segment) return false;
-  const byUuid = new Map<string, LineMeta>();
-  for (const m of index.lines) if (m.uuid) byUuid.set(m.uuid, m);
-  const seen = new Set<string>();
-  let next: string | null | undefined = spec.segment.tail;
-  while (typeof next === 'string' && !seen.has(next)) {
-    if (isFolded(next)) return true;
-    const cur = byUuid.get(next);
-    if (!cur || next === spec.segment.head) return false;
-    seen.add(next);
-    next = cur.parentUuid;
-  }
-  return false;
-}
-
-export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; windowStart?: number }, policy: TrimPolicy): ClaudeTrimPlan {
+export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTrimPlan {
   const { lines } = index;
   const removed = new Map<number, RemovalReason>();
-  // tool uses of folded lines vanish with them (the set is the index's own, extended here)
-  const vanishingToolUses = index.folded?.toolUseIds ?? new Set<string>();
+  const vanishingToolUses = new Set<string>();
   const tools = new Map<string, { name: string; target?: string }>();
   const boundary = policy.dropBeforeCompaction ? index.lastBoundary : -1;
   const byUuid = new Map<string, LineMeta>();
@@ -208,9 +154,8 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
   //    end there anyway): the file then says what the agent does, whatever is removed around it
   const known = new Set<string>();
   for (const m of lines) if (m.uuid) known.add(m.uuid);
-  const foldedRelink = index.folded?.relink;
   const bridgeTo = new Map<number, string | null>();
-  const dangling = lines.filter((m) => typeof m.parentUuid === 'string' && !known.has(m.parentUuid) && foldedRelink?.has(m.parentUuid) !== true);
+  const dangling = lines.filter((m) => typeof m.parentUuid === 'string' && !known.has(m.parentUuid));
   if (dangling.length > 0) {
     const chain = selectClaudeChain(index);
     const uuidOfLine = new Map<number, string>();
@@ -220,19 +165,14 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
   }
   const parentOf = (m: LineMeta) => (bridgeTo.has(m.line) ? bridgeTo.get(m.line)! : (m.parentUuid ?? null));
 
-  // 5b. relink children of removed lines to the nearest kept ancestor (parents precede children;
-  //     folded lines, all earlier, were linked in pass 1)
-  const windowRelink = new Map<string, string | null>();
-  const relink: IdLookup = {
-    has: (id) => windowRelink.has(id) || foldedRelink?.has(id) === true,
-    get: (id) => (windowRelink.has(id) ? windowRelink.get(id) : foldedRelink?.get(id)),
-  };
+  // 5b. relink children of removed lines to the nearest kept ancestor (parents precede children)
+  const relink = new Map<string, string | null>();
   const keptAncestor = (parent: string | null) => {
     let p = parent;
     for (let hops = 0; p !== null && relink.has(p) && hops < lines.length + 1; hops++) p = relink.get(p)!;
     return p;
   };
-  for (const m of lines) if (removed.has(m.line) && m.uuid) windowRelink.set(m.uuid, keptAncestor(parentOf(m)));
+  for (const m of lines) if (removed.has(m.line) && m.uuid) relink.set(m.uuid, keptAncestor(parentOf(m)));
   const reparent = new Map<number, string | null>();
   for (const m of dangling) if (!removed.has(m.line)) reparent.set(m.line, keptAncestor(bridgeTo.get(m.line)!));
 
@@ -253,5 +193,5 @@ export function planClaudeTrim(index: ClaudeIndex & { folded?: FoldedLines; wind
     unanswered.set(anchor, [...(unanswered.get(anchor) ?? []), ...open]);
   }
 
-  return { removed, windowStart: index.windowStart ?? 1, protectedFromLine, turnStarts, vanishingToolUses, orphanResults, reparent, supersededReads, tools, relink, unanswered, tailThinking };
+  return { removed, protectedFromLine, turnStarts, vanishingToolUses, orphanResults, reparent, supersededReads, tools, relink, unanswered, tailThinking };
 }

@@ -1,6 +1,6 @@
 /**
- * Page-out packs: many packs per trim (tiny pack sizes), the three ways pass 1 can fold giving
- * the same output, a branch's packs being its source's, page-in exactness with UUIDs inside a
+ * Page-out packs: many packs per trim (tiny pack sizes), trims giving the same output whatever
+ * the pack sizes but for where packs are cut, a branch's packs being its source's, page-in exactness with UUIDs inside a
  * payload, and restore of files trimmed before packs (annotation version 1).
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ import type { ObjectStore } from '../../store/object-store.js';
 import { createTokenCounter } from '../../text/tokens.js';
 import { validateSession } from '../session.js';
 import { annotationObjects } from './annotation.js';
-import { trimClaudeSession, type FoldMode } from './claude-trim.js';
+import { trimClaudeSession } from './claude-trim.js';
 import { pageIn } from './page-in.js';
 import { resolvePolicy } from './policy.js';
 import { restoreSession } from './restore.js';
@@ -32,9 +32,9 @@ const TINY = { minPackBytes: 2048, cutGapBytes: 8192, maxPackBytes: 64 * 1024, m
 const tokens = createTokenCounter();
 let n = 0;
 
-async function trim(input: string, store: ObjectStore, fold: FoldMode = 'read', packs: Record<string, number> = TINY) {
+async function trim(input: string, store: ObjectStore, packs: Record<string, number> = TINY) {
   const output = join(root, `out-${++n}.jsonl`);
-  const stats = await trimClaudeSession({ input, output, store, policy: resolvePolicy(), tokens }, { fold, packs });
+  const stats = await trimClaudeSession({ input, output, store, policy: resolvePolicy(), tokens }, { packs });
   return { output, stats, bytes: await readFile(output) };
 }
 
@@ -59,13 +59,11 @@ const inputs = generatorSkip
     ];
 
 describe.skipIf(inputs.length === 0)('trims into many packs', () => {
-  it.each(inputs.map((f) => [f.split('/').pop()!, f] as const))('%s: same output folding or not, exact restore, every stub pages in', async (_name, input) => {
+  it.each(inputs.map((f) => [f.split('/').pop()!, f] as const))('%s: the same output again, exact restore, every stub pages in', async (_name, input) => {
     const store = createFsObjectStore({ root: join(root, `objects-${++n}`) });
-    const read = await trim(input, store, 'read');
-    const rolling = await trim(input, store, 'rolling');
-    const off = await trim(input, store, 'off');
-    expect(rolling.bytes.equals(read.bytes)).toBe(true);
-    expect(off.bytes.equals(read.bytes)).toBe(true);
+    const read = await trim(input, store);
+    const again = await trim(input, createFsObjectStore({ root: join(root, `objects-${++n}`) }));
+    expect(again.bytes.equals(read.bytes)).toBe(true);
     expect(read.stats.objects).toBeGreaterThan(1);
     expect((await validateSession(read.output)).errors).toEqual([]);
     const back = join(root, `back-${++n}.jsonl`);
@@ -78,7 +76,7 @@ describe.skipIf(inputs.length === 0)('trims into many packs', () => {
     // every object an annotation names is held by the trim
     for (const hash of await packsOf(read.output)) expect(await store.holders(hash)).toContain(read.stats.holder);
     // packs sealed early because output waits (here: after every line) change cut points only
-    const eager = await trim(input, store, 'read', { ...TINY, maxWaitingBytes: 1 });
+    const eager = await trim(input, store, { ...TINY, maxWaitingBytes: 1 });
     const eagerBack = join(root, `back-${++n}.jsonl`);
     await restoreSession({ input: eager.output, output: eagerBack, store });
     expect((await readFile(eagerBack)).equals(await readFile(input))).toBe(true);
@@ -169,25 +167,5 @@ describe('files trimmed before packs (annotation version 1)', () => {
     const h = (s: string) => createHash('sha256').update(s).digest('hex');
     const ann = { v: 2, o: [h('p1'), 0, 10, h('i1'), 0, 16], d: [[h('p2'), 5, 7]], t: [[h('p3'), 0, 1, h('i2'), 16, 32]] };
     expect(annotationObjects(ann).sort()).toEqual([h('p1'), h('i1'), h('p2'), h('p3'), h('i2')].sort());
-  });
-});
-
-describe.skipIf(generatorSkip !== undefined)('where folding starts', () => {
-  it('is the start of the second-to-last compact boundary line, or nothing without two of them', async () => {
-    const { findFoldPoint } = await import('./fold-point.js');
-    const input = generateClaudeSession(join(root, 'fold-point.jsonl'), { turns: 30, seed: 41, compactions: 3, edgeCases: true });
-    const bytes = await readFile(input);
-    const starts: number[] = [];
-    let at = 0;
-    for (const line of bytes.toString('utf8').split('\n')) {
-      if (line.trim() && (JSON.parse(line) as { subtype?: string }).subtype === 'compact_boundary') starts.push(at);
-      at += Buffer.byteLength(line) + 1;
-    }
-    expect(starts.length).toBeGreaterThanOrEqual(2);
-    expect(await findFoldPoint(input)).toBe(starts[starts.length - 2]);
-    // too little of the end looked at: no fold point rather than a wrong one
-    expect(await findFoldPoint(input, 1)).toBeUndefined();
-    const one = generateClaudeSession(join(root, 'fold-point-1.jsonl'), { turns: 10, seed: 42, compactions: 1 });
-    expect(await findFoldPoint(one)).toBeUndefined();
   });
 });

@@ -47,6 +47,24 @@ export interface QueuedLine {
   original?: LineBytes;
   /** An earlier trim's annotation of a line passed on as it was (a trailing run must compose with it). */
   prior?: PriorLine;
+  /** The input line number it was read from (set by `queue`). */
+  origin?: number;
+}
+
+/**
+ * How a written line relates to the input: `copy` — the input line's bytes; `annotated` — those
+ * bytes with a restore annotation appended (or an earlier one replaced); `serialized` — written
+ * anew (changed, or inserted by ctxvm).
+ */
+export type WrittenKind = 'copy' | 'annotated' | 'serialized';
+
+/** One line as it reached the output file, for observers that index the output as it is written. */
+export interface WrittenLine {
+  /** The line's bytes as written (a copied line's may leave out its BOM and terminator). */
+  data: string | Buffer;
+  kind: WrittenKind;
+  /** The input line it came from (undefined for a line ctxvm inserted). */
+  origin?: number;
 }
 
 /** Options of `TrimStreamWriter.open`. */
@@ -55,6 +73,8 @@ export interface TrimStreamWriterOptions extends Omit<PageOutOptions, 'onSealed'
   maxWaitingBytes?: number;
   /** What the file is, for error messages ("transcript", "rollout"). */
   what: string;
+  /** Called with every line in the order it is written to the output. */
+  onWritten?: (line: WrittenLine) => void;
 }
 
 /** What finishing wrote. */
@@ -69,7 +89,7 @@ export interface TrimStreamResult {
   holder: string;
 }
 
-type Waiting = { text: string | Buffer; handles: PageOutHandle[] };
+type Waiting = { text: string | Buffer; handles: PageOutHandle[]; kind: WrittenKind; origin: number | undefined };
 
 
 /** Every handle a line names (sealed or not), once each. */
@@ -109,6 +129,7 @@ export class TrimStreamWriter {
   readonly #sink: PageOutSink;
   readonly #maxWaitingBytes: number;
   readonly #what: string;
+  readonly #onWritten: ((line: WrittenLine) => void) | undefined;
   #run: PagedPart[] = [];
   #held: QueuedLine | undefined;
   #waiting: Waiting[] = [];
@@ -120,6 +141,7 @@ export class TrimStreamWriter {
     this.#store = store;
     this.#maxWaitingBytes = options.maxWaitingBytes ?? 8 * 1024 * 1024;
     this.#what = options.what;
+    this.#onWritten = options.onWritten;
     this.#sink = new PageOutSink(store, { ...options, onSealed: () => this.#flushWaiting() });
   }
 
@@ -251,6 +273,7 @@ export class TrimStreamWriter {
    * bytes are copied: it is held back, possibly past the read block they are in.
    */
   async queue(line: QueuedLine): Promise<void> {
+    if (line.raw) line.origin = line.raw.line;
     if (this.#held) await this.#emit(this.#held);
     // a re-serialised line whose original is stored (or that has none) never reads its bytes
     // again: most of a live tail's bytes are such lines, and copying them is garbage
@@ -308,24 +331,30 @@ export class TrimStreamWriter {
   async #emit(p: QueuedLine): Promise<void> {
     if (!p.annotation && p.raw && !p.value) {
       const raw = p.raw;
-      if (this.#waiting.length === 0) await this.#writer.writeLine(raw);
-      else {
+      if (this.#waiting.length === 0) {
+        await this.#writer.writeLine(raw);
+        this.#onWritten?.({ data: raw.bytes, kind: 'copy', ...(p.origin !== undefined ? { origin: p.origin } : {}) });
+      } else {
         const parts = [raw.bytes];
         if (raw.bom) parts.unshift(UTF8_BOM);
         if (raw.eol) parts.push(Buffer.from(raw.eol));
-        this.#wait(Buffer.concat(parts), []);
+        this.#wait(Buffer.concat(parts), [], 'copy', p.origin);
       }
       return;
     }
     const draft = p.annotation ?? {};
     let text: string | undefined;
+    let kind: WrittenKind = 'serialized';
     const original = p.original ?? p.raw;
     // an unchanged line keeps its bytes with the annotation appended; restore cuts it off again
     if (!p.value && original && !draft.s && !draft.o && !mayCarryAnnotation(original.bytes)) {
       const json = annotationJson(draft);
       json.h = lineDigest(original);
       const spliced = spliceAnnotation(original.bytes, original.bom, json);
-      if (spliced !== undefined) text = spliced + original.eol;
+      if (spliced !== undefined) {
+        text = spliced + original.eol;
+        kind = 'annotated';
+      }
     }
     if (text === undefined) {
       const value = p.value ?? (JSON.parse(p.original ? p.original.bytes.toString('utf8') : p.raw!.text) as Record<string, unknown>);
@@ -340,12 +369,17 @@ export class TrimStreamWriter {
       if (h.hash) text = resolveTokens(text, h);
       else open.push(h);
     }
-    if (open.length === 0 && this.#waiting.length === 0) await this.#writer.writeRaw(text);
-    else this.#wait(text, open);
+    if (open.length === 0 && this.#waiting.length === 0) await this.#write(text, kind, p.origin);
+    else this.#wait(text, open, kind, p.origin);
   }
 
-  #wait(text: string | Buffer, handles: PageOutHandle[]): void {
-    this.#waiting.push({ text, handles });
+  async #write(data: string | Buffer, kind: WrittenKind, origin: number | undefined): Promise<void> {
+    await this.#writer.writeRaw(data);
+    this.#onWritten?.({ data, kind, ...(origin !== undefined ? { origin } : {}) });
+  }
+
+  #wait(text: string | Buffer, handles: PageOutHandle[], kind: WrittenKind, origin: number | undefined): void {
+    this.#waiting.push({ text, handles, kind, origin });
     this.#waitingBytes += text.length;
   }
 
@@ -368,7 +402,7 @@ export class TrimStreamWriter {
         if (open.length > 0) return;
       }
       // written before it leaves the queue, so a line queued meanwhile waits behind it
-      await this.#writer.writeRaw(entry.text);
+      await this.#write(entry.text, entry.kind, entry.origin);
       this.#waiting.shift();
       this.#waitingBytes -= entry.text.length;
     }

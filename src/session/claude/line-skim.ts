@@ -1,0 +1,432 @@
+/**
+ * One walk over the bytes of a Claude Code line for the trimmer's first pass, giving both things
+ * that pass keeps of it: the skeleton `describeLine` reads (bookkeeping fields exact, message
+ * blocks with long strings as `SkippedString`s, the inputs that identify a tool call decoded,
+ * `toolUseResult` and `ctxvm` as mere presence) and, from it, the validation view of
+ * lean-line.ts. Each byte is visited once — long strings jump from quote to quote (memchr) — and
+ * nothing is built for the fields neither reads (the `toolUseResult` side channel, snapshots,
+ * progress data, usage, and bookkeeping such as `cwd` or `gitBranch` beyond what the index keeps).
+ *
+ * Like the other skimmers it checks structure, not what JSON.parse checks inside long strings;
+ * the trimmer parses every line it changes, which does.
+ */
+import { SkippedString } from '../../core/json-skim.js';
+import type { ClaudeLine } from './types.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/** Strings of up to this many bytes (quotes excluded) are decoded; longer ones become `SkippedString`s. */
+const DECODE_BYTES = 320;
+/** Deepest nesting followed (as json-scan.ts). */
+const MAX_DEPTH = 512;
+
+/** Top-level fields kept in the skeleton (what `describeLine`, the index and the validation view read). */
+const KEPT_TOP = new Set([
+  'type',
+  'subtype',
+  'uuid',
+  'parentUuid',
+  'logicalParentUuid',
+  'isSidechain',
+  'isMeta',
+  'isCompactSummary',
+  'isApiErrorMessage',
+  'isDisplayOnly',
+  'leafUuid',
+  'timestamp',
+  'compactMetadata',
+  'content',
+  'attachment',
+  'promptSource',
+]);
+/** Top-level fields that say which session a file is (read only while the caller still needs them). */
+const IDENTITY_TOP = new Set(['sessionId', 'cwd', 'version']);
+/** Top-level fields recorded as present (`true`) without being read. */
+const PRESENCE_TOP = new Set(['toolUseResult', 'ctxvm']);
+/** Message fields kept (usage, stop reasons and the like are never read). */
+const KEPT_MESSAGE = new Set(['role', 'id', 'model', 'content']);
+/** Tool inputs that identify a call (see `toolTarget`): always decoded. */
+const IDENTIFYING = new Set(['command', 'pattern', 'path', 'url', 'query', 'description', 'subagent_type', 'file_path', 'notebook_path']);
+
+/**
+ * Keys the walk meets most, matched on their bytes: a key is decoded only when it is not one of
+ * these (decoding a short string costs more than the rest of its walk).
+ */
+const KNOWN_KEYS: readonly string[] = [
+  ...KEPT_TOP,
+  ...IDENTITY_TOP,
+  ...PRESENCE_TOP,
+  ...KEPT_MESSAGE,
+  ...IDENTIFYING,
+  'message',
+  'userType',
+  'gitBranch',
+  'requestId',
+  'usage',
+  'stop_reason',
+  'stop_sequence',
+  'snapshot',
+  'data',
+  'text',
+  'id',
+  'name',
+  'input',
+  'tool_use_id',
+  'is_error',
+  'thinking',
+  'signature',
+  'source',
+  'media_type',
+  'citations',
+  'old_string',
+  'new_string',
+  'todos',
+  'slug',
+  'level',
+  'toolUseID',
+  'parentToolUseID',
+  'messageId',
+  'isSnapshotUpdate',
+  'operation',
+  'sourceToolAssistantUUID',
+];
+const KEY_TABLE: ReadonlyMap<number, readonly { bytes: Buffer; key: string }[]> = (() => {
+  const table = new Map<number, { bytes: Buffer; key: string }[]>();
+  for (const key of new Set(KNOWN_KEYS)) {
+    const bytes = Buffer.from(key, 'latin1');
+    const code = keyCode(bytes, 0, bytes.length);
+    table.set(code, [...(table.get(code) ?? []), { bytes, key }]);
+  }
+  return table;
+})();
+
+function keyCode(b: Uint8Array, start: number, end: number): number {
+  return ((end - start) << 16) | (b[start]! << 8) | b[end - 1]!;
+}
+
+function malformed(at: number): never {
+  throw new SyntaxError(`malformed JSON structure at byte ${at}`);
+}
+
+/** A cursor over one line's bytes. */
+class Walk {
+  i = 0;
+  constructor(
+    readonly b: Buffer,
+    readonly n: number,
+  ) {}
+
+  ws(): void {
+    const b = this.b;
+    let i = this.i;
+    while (i < this.n) {
+      const c = b[i]!;
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+      else break;
+    }
+    this.i = i;
+  }
+
+  /** With `i` at an opening quote: moves past the string; returns the index of its closing quote. */
+  stringEnd(): number {
+    const b = this.b;
+    const start = this.i + 1;
+    let from = start;
+    for (;;) {
+      const q = b.indexOf(QUOTE, from);
+      if (q === -1 || q >= this.n) malformed(this.i);
+      let k = q - 1;
+      while (k >= start && b[k] === BACKSLASH) k--;
+      if ((q - 1 - k) % 2 === 0) {
+        this.i = q + 1;
+        return q;
+      }
+      from = q + 1;
+    }
+  }
+
+  /** A string: decoded when short (or `always`), else its byte range. */
+  str(always: boolean): string | SkippedString {
+    const start = this.i + 1;
+    const end = this.stringEnd();
+    if (!always && end - start > DECODE_BYTES) return new SkippedString(start, end);
+    return this.decode(start, end);
+  }
+
+  /** The string in `b[start, end)` (quotes excluded), decoded as JSON.parse would, or a SyntaxError. */
+  decode(start: number, end: number): string {
+    const b = this.b;
+    let plain = true;
+    for (let k = start; k < end; k++) {
+      const c = b[k]!;
+      if (c < 0x20 || c === BACKSLASH) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) return b.toString('utf8', start, end);
+    return JSON.parse(b.toString('utf8', start - 1, end + 1)) as string;
+  }
+
+  /** A key: a known one matched on its bytes, any other decoded. */
+  key(): string {
+    const b = this.b;
+    if (b[this.i] !== QUOTE) malformed(this.i);
+    const start = this.i + 1;
+    const end = this.stringEnd();
+    if (end > start) {
+      const candidates = KEY_TABLE.get(keyCode(b, start, end));
+      if (candidates) {
+        for (const c of candidates) {
+          let k = 0;
+          const n = end - start;
+          while (k < n && b[start + k] === c.bytes[k]) k++;
+          if (k === n) return c.key;
+        }
+      }
+    }
+    return this.decode(start, end);
+  }
+
+  /** Moves past `:` after a key. */
+  colon(): void {
+    this.ws();
+    if (this.b[this.i] !== COLON) malformed(this.i);
+    this.i++;
+    this.ws();
+  }
+
+  /** After a member or element: true when another follows (`,` consumed), false at `close` (consumed). */
+  more(close: number): boolean {
+    this.ws();
+    const c = this.b[this.i];
+    this.i++;
+    if (c === COMMA) {
+      this.ws();
+      return true;
+    }
+    if (c === close) return false;
+    return malformed(this.i - 1);
+  }
+
+  /** True (and `i` past it) when the container just opened is empty. */
+  empty(close: number): boolean {
+    this.ws();
+    if (this.b[this.i] !== close) return false;
+    this.i++;
+    return true;
+  }
+
+  scalar(): unknown {
+    const b = this.b;
+    const c = b[this.i];
+    const lit = (word: string, value: unknown) => {
+      for (let k = 0; k < word.length; k++) if (b[this.i + k] !== word.charCodeAt(k)) malformed(this.i);
+      this.i += word.length;
+      return value;
+    };
+    if (c === 0x74) return lit('true', true);
+    if (c === 0x66) return lit('false', false);
+    if (c === 0x6e) return lit('null', null);
+    if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
+      const start = this.i;
+      let i = start + 1;
+      while (i < this.n) {
+        const d = b[i]!;
+        if ((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) i++;
+        else break;
+      }
+      const text = b.toString('latin1', start, i);
+      if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text)) malformed(start);
+      this.i = i;
+      return Number(text);
+    }
+    return malformed(this.i);
+  }
+
+  /** Moves past any value without building it. */
+  skip(depth: number): void {
+    if (depth > MAX_DEPTH) malformed(this.i);
+    const c = this.b[this.i];
+    if (c === QUOTE) {
+      this.stringEnd();
+      return;
+    }
+    if (c === OPEN_OBJECT) {
+      this.i++;
+      if (this.empty(CLOSE_OBJECT)) return;
+      do {
+        if (this.b[this.i] !== QUOTE) malformed(this.i);
+        this.stringEnd();
+        this.colon();
+        this.skip(depth + 1);
+      } while (this.more(CLOSE_OBJECT));
+      return;
+    }
+    if (c === OPEN_ARRAY) {
+      this.i++;
+      if (this.empty(CLOSE_ARRAY)) return;
+      do {
+        this.ws();
+        this.skip(depth + 1);
+      } while (this.more(CLOSE_ARRAY));
+      return;
+    }
+    this.skipScalar();
+  }
+
+  /** Moves past a literal or number, checking its characters (the number's grammar loosely, as json-scan.ts). */
+  skipScalar(): void {
+    const b = this.b;
+    const c = b[this.i];
+    if (c === 0x74 || c === 0x66 || c === 0x6e) {
+      this.scalar();
+      return;
+    }
+    if (c !== 0x2d && (c === undefined || c < 0x30 || c > 0x39)) malformed(this.i);
+    let i = this.i + 1;
+    while (i < this.n) {
+      const d = b[i]!;
+      if ((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) i++;
+      else break;
+    }
+    this.i = i;
+  }
+
+  /** Any value: objects and arrays built, long strings skipped. */
+  value(depth: number): unknown {
+    if (depth > MAX_DEPTH) malformed(this.i);
+    const c = this.b[this.i];
+    if (c === QUOTE) return this.str(false);
+    if (c === OPEN_OBJECT) {
+      this.i++;
+      const obj: Record<string, unknown> = {};
+      if (this.empty(CLOSE_OBJECT)) return obj;
+      do {
+        const key = this.key();
+        this.colon();
+        setOwn(obj, key, this.value(depth + 1));
+      } while (this.more(CLOSE_OBJECT));
+      return obj;
+    }
+    if (c === OPEN_ARRAY) {
+      this.i++;
+      const arr: unknown[] = [];
+      if (this.empty(CLOSE_ARRAY)) return arr;
+      do {
+        this.ws();
+        arr.push(this.value(depth + 1));
+      } while (this.more(CLOSE_ARRAY));
+      return arr;
+    }
+    return this.scalar();
+  }
+
+  /**
+   * A tool call's input: identifying fields decoded, other strings by length, nested objects as an
+   * empty stand-in of their kind (`describeLine` counts any of them as a large payload).
+   */
+  input(depth: number): unknown {
+    if (this.b[this.i] !== OPEN_OBJECT) return this.value(depth);
+    this.i++;
+    const input: Record<string, unknown> = {};
+    if (this.empty(CLOSE_OBJECT)) return input;
+    do {
+      const key = this.key();
+      this.colon();
+      const c = this.b[this.i];
+      if (c === QUOTE) setOwn(input, key, this.str(IDENTIFYING.has(key)));
+      else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+        this.skip(depth + 1);
+        setOwn(input, key, c === OPEN_ARRAY ? [] : {});
+      } else setOwn(input, key, this.scalar());
+    } while (this.more(CLOSE_OBJECT));
+    return input;
+  }
+
+  /** A message's content block: as any value, but a tool call's `input` read as one (see `input`). */
+  block(depth: number): unknown {
+    if (this.b[this.i] !== OPEN_OBJECT) return this.value(depth);
+    this.i++;
+    const block: Record<string, unknown> = {};
+    if (this.empty(CLOSE_OBJECT)) return block;
+    do {
+      const key = this.key();
+      this.colon();
+      setOwn(block, key, key === 'input' ? this.input(depth + 1) : this.value(depth + 1));
+    } while (this.more(CLOSE_OBJECT));
+    return block;
+  }
+
+  content(depth: number): unknown {
+    if (this.b[this.i] !== OPEN_ARRAY) return this.value(depth);
+    this.i++;
+    const blocks: unknown[] = [];
+    if (this.empty(CLOSE_ARRAY)) return blocks;
+    do {
+      this.ws();
+      blocks.push(this.block(depth + 1));
+    } while (this.more(CLOSE_ARRAY));
+    return blocks;
+  }
+
+  message(depth: number): unknown {
+    if (this.b[this.i] !== OPEN_OBJECT) return this.value(depth);
+    this.i++;
+    const message: Record<string, unknown> = {};
+    if (this.empty(CLOSE_OBJECT)) return message;
+    do {
+      const key = this.key();
+      this.colon();
+      if (key === 'content') setOwn(message, key, this.content(depth + 1));
+      else if (KEPT_MESSAGE.has(key)) setOwn(message, key, this.value(depth + 1));
+      else this.skip(depth + 1);
+    } while (this.more(CLOSE_OBJECT));
+    return message;
+  }
+
+  line(identity: boolean): ClaudeLine {
+    this.i++;
+    const line: Record<string, unknown> = {};
+    if (this.empty(CLOSE_OBJECT)) return line;
+    do {
+      const key = this.key();
+      this.colon();
+      if (key === 'message') setOwn(line, key, this.message(1));
+      else if (KEPT_TOP.has(key) || (identity && IDENTITY_TOP.has(key))) setOwn(line, key, this.value(1));
+      else {
+        this.skip(1);
+        if (PRESENCE_TOP.has(key)) line[key] = true;
+      }
+    } while (this.more(CLOSE_OBJECT));
+    return line as ClaudeLine;
+  }
+}
+
+/** As JSON.parse does: "__proto__" is an own property, never the prototype. */
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/**
+ * The skeleton of one line, or undefined when the line is not a JSON object (the caller parses it
+ * the ordinary way). Long strings are `SkippedString`s into `bytes`. `identity`: also read
+ * `sessionId`, `cwd` and `version`. Throws SyntaxError on broken structure.
+ */
+export function skimClaudeForTrim(bytes: Buffer, identity = false): ClaudeLine | undefined {
+  const walk = new Walk(bytes, bytes.length);
+  walk.ws();
+  if (bytes[walk.i] !== OPEN_OBJECT) return undefined;
+  const line = walk.line(identity);
+  walk.ws();
+  if (walk.i !== bytes.length) malformed(walk.i);
+  return line;
+}
