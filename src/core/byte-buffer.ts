@@ -3,16 +3,28 @@
  * are copied once, into place, instead of collected in arrays and concatenated.
  */
 
+/** Pieces up to this many bytes are copied byte by byte (see `append`). */
+const SMALL_COPY = 64;
+
 /** An append-only byte buffer that doubles its capacity as needed. */
 export class ByteBuffer {
   #buf: Buffer;
   #length = 0;
   readonly #initialCapacity: number;
+  readonly #shared: boolean;
 
-  /** `capacity`: bytes allocated up front (default 64 KiB). */
-  constructor(capacity = 64 * 1024) {
+  /**
+   * `capacity`: bytes allocated up front (default 64 KiB). `shared`: in SharedArrayBuffers, so
+   * another thread can read what is taken without a copy.
+   */
+  constructor(capacity = 64 * 1024, options: { shared?: boolean } = {}) {
     this.#initialCapacity = Math.max(16, capacity);
-    this.#buf = Buffer.allocUnsafeSlow(this.#initialCapacity);
+    this.#shared = options.shared === true;
+    this.#buf = this.#allocate(this.#initialCapacity);
+  }
+
+  #allocate(bytes: number): Buffer {
+    return this.#shared ? Buffer.from(new SharedArrayBuffer(bytes)) : Buffer.allocUnsafeSlow(bytes);
   }
 
   /** Bytes written so far. */
@@ -26,7 +38,7 @@ export class ByteBuffer {
     if (need <= this.#buf.length) return;
     let capacity = this.#buf.length * 2;
     while (capacity < need) capacity *= 2;
-    const next = Buffer.allocUnsafeSlow(capacity);
+    const next = this.#allocate(capacity);
     this.#buf.copy(next, 0, 0, this.#length);
     this.#buf = next;
   }
@@ -36,8 +48,13 @@ export class ByteBuffer {
     const n = end - start;
     if (n <= 0) return;
     this.ensure(n);
-    if (Buffer.isBuffer(src)) src.copy(this.#buf, this.#length, start, end);
-    else this.#buf.set(src.subarray(start, end), this.#length);
+    const buf = this.#buf;
+    if (n <= SMALL_COPY) {
+      // a call into the runtime costs more than copying a few bytes here
+      const at = this.#length;
+      for (let k = 0; k < n; k++) buf[at + k] = src[start + k]!;
+    } else if (Buffer.isBuffer(src)) src.copy(buf, this.#length, start, end);
+    else buf.set(src.subarray(start, end), this.#length);
     this.#length += n;
   }
 
@@ -73,7 +90,7 @@ export class ByteBuffer {
    */
   take(next?: Buffer): Buffer {
     const out = this.#buf.subarray(0, this.#length);
-    this.#buf = next ?? Buffer.allocUnsafeSlow(this.#initialCapacity);
+    this.#buf = next ?? this.#allocate(this.#initialCapacity);
     this.#length = 0;
     return out;
   }

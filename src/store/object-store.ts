@@ -62,6 +62,12 @@ export interface PutOptions {
    * flat over long runs. Drivers that do not compress ignore it.
    */
   inline?: boolean;
+  /**
+   * Hash and compress on another thread, write on the calling thread (default false): for bulk
+   * writers that go on with their own work meanwhile. Ignored with `knownHash` (nothing left to
+   * hash) and by drivers that have no such thread.
+   */
+  offThread?: boolean;
 }
 
 /** Options of `delete`. */

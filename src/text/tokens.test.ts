@@ -150,6 +150,25 @@ describe('TokenCounter.estimate', () => {
     expect(estimate).toBeLessThanOrEqual(real * 1.6);
   });
 
+  it('with a limit: the estimate itself up to the limit, some number above it past it', () => {
+    const calibrated = createTokenCounter({ calibration: 1.3 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 20_000 }), fc.integer({ min: 0, max: 3000 }), (text, limit) => {
+        for (const c of [counter, calibrated]) {
+          const full = c.estimate(text);
+          const limited = c.estimate(text, limit);
+          if (full <= limit) expect(limited).toBe(full);
+          else expect(limited).toBeGreaterThan(limit);
+        }
+      }),
+      { numRuns: 200 },
+    );
+    // a long text is not read to its end once the limit is passed
+    const long = 'word '.repeat(2_000_000);
+    expect(counter.estimate(long, 100)).toBeGreaterThan(100);
+    expect(counter.estimate(long, 100)).toBeLessThan(counter.estimate(long) / 100);
+  });
+
   it('is zero for empty text and scales with the calibration', () => {
     expect(counter.estimate('')).toBe(0);
     const text = corpora.prose!;

@@ -27,8 +27,13 @@ export interface TokenCounter {
   count(text: string): number;
   /** Whether count(text) <= limitTokens; stops tokenizing as soon as the limit is exceeded. */
   isWithin(text: string, limitTokens: number): boolean;
-  /** A cheap O(n) estimate without BPE, meant to be at or a little above count() (1.05-1.65x on typical text). */
-  estimate(text: string): number;
+  /**
+   * A cheap O(n) estimate without BPE, meant to be at or a little above count() (1.05-1.65x on
+   * typical text). With `limit`, counting may stop once the estimate is past it: the result is
+   * then some number above `limit`, not the estimate (for callers that only compare against
+   * `limit` or less).
+   */
+  estimate(text: string, limit?: number): number;
 }
 
 /** Options for createTokenCounter. */
@@ -92,7 +97,7 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
       if (known !== undefined) return known <= limitTokens;
       return scale(countRaw(text, limitTokens, scale)) <= limitTokens;
     },
-    estimate: (text) => Math.ceil(estimateRaw(checkText(text)) * factor),
+    estimate: (text, limit) => Math.ceil(estimateRaw(checkText(text), limit === undefined ? Infinity : limit / factor) * factor),
   };
 }
 
@@ -200,13 +205,20 @@ function runTokens(kind: Run, length: number, next: Run): number {
   return 0;
 }
 
+/** Characters between two looks at whether an estimate with a limit is past it. */
+const LIMIT_STRIDE = 4096;
+
 // The loop keeps its state in locals (a closure over them would keep them in memory, not registers).
-function estimateRaw(text: string): number {
+// With `stopAbove`, it returns early once the runs finished so far (a lower bound: every run adds
+// a non-negative amount once its successor is known) are past it.
+function estimateRaw(text: string, stopAbove = Infinity): number {
   const e = ESTIMATE;
+  const stop = stopAbove / e.margin;
   let sum = 0;
   let kind = Run.None;
   let length = 0;
   for (let i = 0; i < text.length; i++) {
+    if (i % LIMIT_STRIDE === 0 && sum > stop) return sum * e.margin;
     const c = text.charCodeAt(i);
     const next = RUN_OF_CHAR[c]! as Run;
     if (next === kind) {

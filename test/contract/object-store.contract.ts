@@ -202,6 +202,22 @@ export function objectStoreContract(name: string, factory: ObjectStoreHarnessFac
         expect(await listAll()).toEqual([first.hash]);
       });
 
+      it('stores the same object whatever thread hashes and compresses it (offThread, fast effort)', async () => {
+        const compressible = pseudoText(3 * MiB + 17, 11);
+        const shared = new Uint8Array(new SharedArrayBuffer(5000));
+        shared.set(Buffer.from('shared bytes '.repeat(384)));
+        const inputs: Uint8Array[] = [compressible, shared.subarray(3, 4900), Buffer.from('tiny'), new Uint8Array(0)];
+        const infos = await Promise.all(inputs.map((data) => store.put(data, { offThread: true, effort: 'fast' })));
+        for (const [i, data] of inputs.entries()) {
+          expect(infos[i]).toMatchObject({ hash: sha256(data), size: data.byteLength });
+          expect(Buffer.compare(await store.get(infos[i]!.hash), Buffer.from(data))).toBe(0);
+        }
+        // put again from this thread: the same object, found
+        expect(await store.put(Buffer.from(compressible))).toMatchObject({ hash: infos[0]!.hash, existed: true });
+        // the caller's bytes are left as they were
+        expect(sha256(compressible)).toBe(infos[0]!.hash);
+      });
+
       it('lists exactly the stored hashes', async () => {
         const hashes = await Promise.all(['a', 'b', 'c'].map(async (x) => (await store.put(x.repeat(500))).hash));
         expect(await listAll()).toEqual([...hashes].sort());

@@ -270,8 +270,8 @@ export function withPrompt(messages: ContextMessage[], prompt: string): ContextM
 export interface ReconstructOptions {
   /**
    * Keep lean lines (lean-line.ts): the context then answers validation exactly but holds
-   * stand-ins for long texts, so it must not be counted or shown. Memory stays small on a
-   * transcript of any size.
+   * stand-ins for long texts and no `messages` (validation reads `strict`), so it must not be
+   * counted or shown. Memory stays small on a transcript of any size.
    */
   lean?: boolean;
   /** Lean lines already at hand, by line number (see `LeanLines`); the chain's other lines are read. */
@@ -313,10 +313,14 @@ export async function reconstructClaudeContext(index: ClaudeIndex, options: Reco
   const resumeModel = claudeResumeModel(model);
   const mapped = mapLines(metas, values, resumeModel);
   const transcript = mapped.messages;
-  const loaded = metas.filter((m) => !m.isSidechain).map((m) => values.get(m.line)).filter((v): v is ClaudeLine => v !== undefined);
-  const withRepairs = [...transcript, ...resumeRepairs(transcript, endsWithLocalCommandRecord(loaded))];
+  // a lean context is for validation, which reads what the file says (`strict`), not the repaired messages
+  let messages: ContextMessage[] = [];
+  if (!options.lean) {
+    const loaded = metas.filter((m) => !m.isSidechain).map((m) => values.get(m.line)).filter((v): v is ClaudeLine => v !== undefined);
+    messages = normalizeForApi([...transcript, ...resumeRepairs(transcript, endsWithLocalCommandRecord(loaded))]);
+  }
   return {
-    messages: normalizeForApi(withRepairs),
+    messages,
     strict: normalizeForApi(transcript, { repair: false }),
     transcript,
     ...(chain.leafLine !== undefined ? { leafLine: chain.leafLine } : {}),

@@ -44,33 +44,45 @@ function detached(s: string): string {
 
 /** Bytes that hold the first KEEP_CHARS characters of a JSON string whatever they are (\uXXXX: 6 bytes). */
 const HEAD_BYTES = KEEP_CHARS * 6 + 8;
+/** Bytes tried first: enough for KEEP_CHARS characters of plain ASCII, the usual case. */
+const SHORT_HEAD_BYTES = KEEP_CHARS + 8;
 
 /** The decoded JSON string in `bytes[start, end)` (no quotes); throws on a bad escape. */
 function decode(bytes: Buffer, start: number, end: number): string {
-  return JSON.parse(`"${bytes.toString('utf8', start, end)}"`) as string;
+  for (let k = start; k < end; k++) {
+    const c = bytes[k]!;
+    if (c < 0x20 || c === 0x5c) return JSON.parse(`"${bytes.toString('utf8', start, end)}"`) as string;
+  }
+  return bytes.toString('utf8', start, end);
+}
+
+/** The end of a head of at most `span` bytes from `start` that cuts neither an escape nor a UTF-8 sequence. */
+function headEnd(bytes: Buffer, start: number, span: number): number {
+  let cut = start + span;
+  for (let i = start; i < cut; ) {
+    if (bytes[i] !== 0x5c) {
+      i++;
+      continue;
+    }
+    const length = bytes[i + 1] === 0x75 ? 6 : 2;
+    if (i + length > cut) {
+      cut = i;
+      break;
+    }
+    i += length;
+  }
+  while (cut > start && (bytes[cut]! & 0xc0) === 0x80) cut--;
+  return cut;
 }
 
 /** `standIn` of a string the skimmer did not decode, decoding only its head when that says enough. */
 function standInOfSkipped(bytes: Buffer, skipped: SkippedString): string {
   const { start, end } = skipped;
-  let cut = Math.min(end, start + HEAD_BYTES);
-  if (cut < end) {
-    // neither inside an escape nor inside a UTF-8 sequence
-    for (let i = start; i < cut; ) {
-      if (bytes[i] !== 0x5c) {
-        i++;
-        continue;
-      }
-      const length = bytes[i + 1] === 0x75 ? 6 : 2;
-      if (i + length > cut) {
-        cut = i;
-        break;
-      }
-      i += length;
-    }
-    while (cut > start && (bytes[cut]! & 0xc0) === 0x80) cut--;
-    const head = decode(bytes, start, cut);
-    if (head.length > KEEP_CHARS && NOT_BLANK.test(head.slice(0, KEEP_CHARS))) return detached(`${head.slice(0, KEEP_CHARS)}…`);
+  for (const span of [SHORT_HEAD_BYTES, HEAD_BYTES]) {
+    if (start + span >= end) break;
+    const head = decode(bytes, start, headEnd(bytes, start, span));
+    // the head is short: a slice of it keeps nothing large alive
+    if (head.length > KEEP_CHARS && NOT_BLANK.test(head.slice(0, KEEP_CHARS))) return `${head.slice(0, KEEP_CHARS)}…`;
   }
   return standIn(decode(bytes, start, end));
 }

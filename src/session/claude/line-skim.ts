@@ -10,6 +10,7 @@
  * Like the other skimmers it checks structure, not what JSON.parse checks inside long strings;
  * the trimmer parses every line it changes, which does.
  */
+import { createKeyTable } from '../../core/json-keys.js';
 import { SkippedString } from '../../core/json-skim.js';
 import type { ClaudeLine } from './types.js';
 
@@ -55,11 +56,8 @@ const KEPT_MESSAGE = new Set(['role', 'id', 'model', 'content']);
 /** Tool inputs that identify a call (see `toolTarget`): always decoded. */
 const IDENTIFYING = new Set(['command', 'pattern', 'path', 'url', 'query', 'description', 'subagent_type', 'file_path', 'notebook_path']);
 
-/**
- * Keys the walk meets most, matched on their bytes: a key is decoded only when it is not one of
- * these (decoding a short string costs more than the rest of its walk).
- */
-const KNOWN_KEYS: readonly string[] = [
+/** Keys the walk meets most: matched on their bytes, never decoded (json-keys.ts). */
+export const CLAUDE_KEYS: readonly string[] = [
   ...KEPT_TOP,
   ...IDENTITY_TOP,
   ...PRESENCE_TOP,
@@ -97,19 +95,7 @@ const KNOWN_KEYS: readonly string[] = [
   'operation',
   'sourceToolAssistantUUID',
 ];
-const KEY_TABLE: ReadonlyMap<number, readonly { bytes: Buffer; key: string }[]> = (() => {
-  const table = new Map<number, { bytes: Buffer; key: string }[]>();
-  for (const key of new Set(KNOWN_KEYS)) {
-    const bytes = Buffer.from(key, 'latin1');
-    const code = keyCode(bytes, 0, bytes.length);
-    table.set(code, [...(table.get(code) ?? []), { bytes, key }]);
-  }
-  return table;
-})();
-
-function keyCode(b: Uint8Array, start: number, end: number): number {
-  return ((end - start) << 16) | (b[start]! << 8) | b[end - 1]!;
-}
+const KNOWN_KEY = createKeyTable(CLAUDE_KEYS);
 
 function malformed(at: number): never {
   throw new SyntaxError(`malformed JSON structure at byte ${at}`);
@@ -181,18 +167,7 @@ class Walk {
     if (b[this.i] !== QUOTE) malformed(this.i);
     const start = this.i + 1;
     const end = this.stringEnd();
-    if (end > start) {
-      const candidates = KEY_TABLE.get(keyCode(b, start, end));
-      if (candidates) {
-        for (const c of candidates) {
-          let k = 0;
-          const n = end - start;
-          while (k < n && b[start + k] === c.bytes[k]) k++;
-          if (k === n) return c.key;
-        }
-      }
-    }
-    return this.decode(start, end);
+    return KNOWN_KEY(b, start, end) ?? this.decode(start, end);
   }
 
   /** Moves past `:` after a key. */

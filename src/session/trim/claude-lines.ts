@@ -18,6 +18,7 @@ import { mayCarryAnnotation } from './annotation.js';
 import { takePrior, type PriorLine } from './compose.js';
 import { withStandInRefs } from './stub.js';
 import type { LineBytes } from './page-out.js';
+import { readPartialLine, type PartialLine } from './partial-line.js';
 
 /** What to do with a line: pass it through like a blank line, remove it, or keep it (transformed). */
 export type LineRoute = { kind: 'pass' } | { kind: 'removed'; regions?: readonly number[] | null } | { kind: 'kept'; meta: LineMeta };
@@ -76,7 +77,7 @@ export class ClaudeLineTrimmer {
   readonly #smallest: number;
   /** Smallest payload threshold inside the protected tail (Infinity: the tail is left alone). */
   readonly #tail: number;
-  readonly #tokensOf: (text: string) => number;
+  readonly #tokensOf: (text: string, limit?: number) => number;
   /** The first stub says how to page in; a file an earlier trim annotated has said it already. */
   readonly #legend = { pending: true };
   readonly #syntheticParent = new Map<string, string>(); // anchor uuid → synthetic uuid
@@ -92,7 +93,7 @@ export class ClaudeLineTrimmer {
     this.#tail = policy.tailPayloadTokens > 0 ? Math.max(this.#smallest, policy.tailPayloadTokens) : Infinity;
     // Decisions use the tokenizer's fitted O(n) estimate, not BPE: the BPE tables alone would cost
     // ~70 MB of RSS and most of the time budget. The estimate runs 5-65% above the exact count.
-    this.#tokensOf = (text) => tokens.estimate(withStandInRefs(text));
+    this.#tokensOf = (text, limit) => tokens.estimate(withStandInRefs(text), limit);
   }
 
   /** Whether the transform could change this line (else it is copied without being parsed). */
@@ -118,6 +119,15 @@ export class ClaudeLineTrimmer {
       return undefined;
     }
     return value && typeof value === 'object' && !Array.isArray(value) ? takePrior(raw, value as Record<string, unknown>, this.#input) : undefined;
+  }
+
+  /** The line partly read (partial-line.ts), or undefined when it must be parsed whole. */
+  #readPartial(raw: RawLine): PartialLine | undefined {
+    try {
+      return raw.bom ? undefined : readPartialLine(raw.bytes);
+    } catch (cause) {
+      throw badLineError(this.#input, raw, false, cause);
+    }
   }
 
   #parse(raw: RawLine): ClaudeLine {
@@ -174,12 +184,15 @@ export class ClaudeLineTrimmer {
       plan.unanswered.has(raw.line);
     let original: LineBytes | undefined;
     let prior: PriorLine | undefined;
+    let json: string | undefined;
     if (!needsParse && writer.runOpen) {
       // the line stays as it is (the transform would leave it alone): it only carries the run
       // removed before it, appended to its bytes
       annotation = { d: writer.endRun()! };
     } else if (needsParse) {
-      value = this.#parse(raw);
+      // a line an earlier trim annotated is parsed whole: its annotation is composed, not appended
+      const partial = meta.annotated ? undefined : this.#readPartial(raw);
+      value = partial ? partial.value : this.#parse(raw);
       prior = meta.annotated ? takePrior(raw, value as Record<string, unknown>, this.#input) : undefined;
       const dropped = writer.endRun();
       // stubs point into the original line, so where it will be stored is needed first
@@ -200,8 +213,10 @@ export class ClaudeLineTrimmer {
         if (meta.annotated) changed = true;
         if (changed) {
           this.changedLines++;
-          annotation = { o: writer.storeOriginal(raw, at), ...(dropped ? { d: dropped } : {}) };
+          annotation = { o: writer.storeOriginal(raw, at, partial?.regions), ...(dropped ? { d: dropped } : {}) };
           stubPack = at.pack;
+          // written now, while the line's bytes are at hand
+          if (partial) json = partial.json();
         } else {
           // unchanged after all: the original bytes are written (with the run's annotation appended)
           value = undefined;
@@ -212,7 +227,7 @@ export class ClaudeLineTrimmer {
     await writer.queue({
       raw,
       eol: raw.eol,
-      ...(value ? { value: value as Record<string, unknown> } : {}),
+      ...(value ? { value: value as Record<string, unknown>, ...(json !== undefined ? { json } : {}) } : {}),
       ...(annotation ? { annotation } : {}),
       ...(stubPack ? { stubPack } : {}),
       ...(original ? { original } : {}),
@@ -221,7 +236,8 @@ export class ClaudeLineTrimmer {
 
     const open = plan.unanswered.get(raw.line);
     if (open) {
-      const anchor = value ?? this.#parse(raw);
+      // the answer copies the anchor's bookkeeping: from the whole line, not a partly read one
+      const anchor = json === undefined && value ? value : this.#parse(raw);
       if (anchor.uuid) {
         const uuid = syntheticUuid(anchor.uuid);
         this.#syntheticParent.set(anchor.uuid, uuid);

@@ -32,8 +32,8 @@ export interface TransformContext {
   policy: TrimPolicy;
   /** Where this line's original will be stored, `<pack>#<offset>` (known before the transform; see payloadRef). */
   originalRef: string;
-  /** Estimated tokens of a text (the tokenizer's fitted O(n) estimate). */
-  tokensOf(text: string): number;
+  /** Estimated tokens of a text (the tokenizer's fitted O(n) estimate); see `TokenCounter.estimate` for `limit`. */
+  tokensOf(text: string, limit?: number): number;
   counters: TrimCounters;
   /** Whether the page-in legend is still to be said (the first stub of a trim says it). */
   legend?: { pending: boolean };
@@ -87,9 +87,24 @@ function imageStub(image: ImageBlock, ref: string): ContentBlock {
   return { type: 'text', text: renderStub({ what: `${media} image`, bytes: Math.floor((data.length * 3) / 4), ref }, { excerptChars: 0 }) };
 }
 
-/** Tokens of a payload, estimated (very long ones by length: they are far past any threshold). */
-function payloadTokens(text: string, ctx: TransformContext): number {
-  return text.length > 200_000 ? Math.ceil(text.length / 4) : ctx.tokensOf(text);
+/** Every character of this a run of its own: the most an estimate charges per character (tokens.ts). */
+const DENSEST = 'a.';
+
+/**
+ * Tokens of a payload as far as the decisions about it go (very long ones by length: they are far
+ * past any threshold). The estimate may stop counting once it passes the count beyond which none
+ * of them changes: past `threshold`, past the size that fills the excerpt budget, and past what
+ * the largest stub `facts` could get costs over the share a stub may take (`affordableStub`): its
+ * header with the legend plus the densest excerpt the budget allows.
+ */
+function payloadTokens(text: string, facts: PayloadFacts, threshold: number, ctx: TransformContext): number {
+  if (text.length > 200_000) return Math.ceil(text.length / 4);
+  const { policy } = ctx;
+  const header = renderStub({ ...facts, text: '', legend: PAGE_IN_LEGEND }, { excerptChars: 0 });
+  // an excerpt is at most its budget and a few joints ("\n", "…")
+  const stubTokens = ctx.tokensOf(header) + ctx.tokensOf(DENSEST.repeat(Math.ceil((policy.excerptChars + 17) / 2))) + 2;
+  const fullBudget = policy.excerptShare > 0 ? Math.ceil(policy.excerptChars / (policy.excerptShare * 4)) : 0;
+  return ctx.tokensOf(text, Math.max(threshold + 1, fullBudget, Math.ceil(stubTokens / policy.maxStubShare)));
 }
 
 /**
@@ -130,21 +145,18 @@ function transformToolResult(block: ToolResultBlock, blockIndex: number, line: C
   if (isStub(block.content) || (Array.isArray(block.content) && block.content.some((b) => isStub((b as { text?: unknown } | null)?.text)))) return block;
   const { text, images, bytes } = resultText(block.content);
   const superseded = age >= 0 && plan.supersededReads.has(block.tool_use_id);
-  const tokens = text ? payloadTokens(text, ctx) : 0;
+  const status = text ? statusOf(block, line) : undefined;
+  const facts: PayloadFacts = {
+    ...(status ? { status } : {}),
+    lines: countLines(text),
+    bytes,
+    text: superseded ? '' : text,
+    shape: shapeFor(tool?.name),
+    ...(superseded ? { reason: 'superseded by a newer read of this file' } : {}),
+  };
+  const tokens = text ? payloadTokens(text, facts, threshold, ctx) : 0;
   if (text && (superseded || tokens > threshold)) {
-    const status = statusOf(block, line);
-    const stub = affordableStub(
-      {
-        ...(status ? { status } : {}),
-        lines: countLines(text),
-        bytes,
-        text: superseded ? '' : text,
-        shape: shapeFor(tool?.name),
-        ...(superseded ? { reason: 'superseded by a newer read of this file' } : {}),
-      },
-      tokens,
-      ctx,
-    );
+    const stub = affordableStub(facts, tokens, ctx);
     if (stub !== undefined) {
       ctx.counters.toolResults++;
       if (images) ctx.counters.images += images;
@@ -171,9 +183,10 @@ function transformToolUse(block: ToolUseBlock, age: number, ctx: TransformContex
     if (IDENTIFYING_INPUTS.has(key) || value === null || typeof value === 'number' || typeof value === 'boolean' || isStub(value)) continue;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (text.length * 2 <= threshold) continue;
-    const tokens = payloadTokens(text, ctx);
+    const facts: PayloadFacts = { what: `${key} input`, lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' };
+    const tokens = payloadTokens(text, facts, threshold, ctx);
     if (tokens <= threshold) continue;
-    const stub = affordableStub({ what: `${key} input`, lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' }, tokens, ctx);
+    const stub = affordableStub(facts, tokens, ctx);
     if (stub === undefined) continue;
     changed ??= { ...input };
     changed[key] = stub;

@@ -157,7 +157,8 @@ export class PageOutSink {
     this.#idSource = options.idSource;
     // room for the largest pack but a giant line: allocations are reused, so most packs never grow
     this.#packCapacity = this.#max + 256 * 1024;
-    this.#text = new ByteBuffer(this.#packCapacity);
+    // in shared memory: the store hashes and compresses a sealed pack on its own thread, where it is
+    this.#text = new ByteBuffer(this.#packCapacity, { shared: true });
     this.#ids = new ByteBuffer(64 * 1024);
   }
 
@@ -293,22 +294,22 @@ export class PageOutSink {
     await Promise.allSettled(this.#inFlight);
   }
 
-  /** Hashes `bytes`, stores them (compressed on this thread, see `PutOptions.inline`), reports it. */
+  /**
+   * Stores `bytes`, hashed and compressed off this thread (`PutOptions.offThread`) while the trim
+   * goes on, then reports it: lines waiting for the pack's address are written once it is known.
+   */
   #seal(handle: PageOutHandle, bytes: Buffer, reuse: boolean): void {
-    const hash = sha256Hex(bytes);
-    handle.hash = hash;
-    this.#objects.add(hash);
-    const task = this.#store
-      .put(bytes, { knownHash: hash, inline: true, effort: 'fast' })
-      .then(async () => {
-        // the store is done with the bytes: their allocation takes a later pack (fewer
-        // allocations of MiBs mean fewer garbage collections and a flatter RSS)
-        if (reuse && this.#spare.length <= this.#maxInFlight) this.#spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
-        await this.#onSealed?.();
-      })
-      .catch((error: unknown) => {
-        this.#failure ??= error;
-      });
+    const task = (async () => {
+      const { hash } = await this.#store.put(bytes, { offThread: true, effort: 'fast' });
+      handle.hash = hash;
+      this.#objects.add(hash);
+      // the store is done with the bytes: their allocation takes a later pack (fewer
+      // allocations of MiBs mean fewer garbage collections and a flatter RSS)
+      if (reuse && this.#spare.length <= this.#maxInFlight) this.#spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
+      await this.#onSealed?.();
+    })().catch((error: unknown) => {
+      this.#failure ??= error;
+    });
     const tracked = task.finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
   }

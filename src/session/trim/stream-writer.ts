@@ -34,6 +34,8 @@ export interface QueuedLine {
   raw?: RawLine;
   /** The parsed, possibly changed line; absent when the original bytes are written. */
   value?: Record<string, unknown>;
+  /** JSON.stringify(value), when taken already (a partly read line: partial-line.ts); the annotation is appended to it. */
+  json?: string;
   /** Terminator to write after the line when it is re-serialised. */
   eol: string;
   annotation?: AnnotationDraft;
@@ -114,6 +116,11 @@ function annotationJson(a: AnnotationDraft): TrimAnnotation {
   if (a.t) json.t = a.t.map(partJson);
   if (a.s) json.s = true;
   return json;
+}
+
+/** JSON.stringify of an object whose JSON text is `json`, with `key` (not one of its keys) set to `value`. */
+function withLastMember(json: string, key: string, value: unknown): string {
+  return `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}}`;
 }
 
 /** Replaces a sealed handle's tokens (full, and the 16-digit form stubs show) in `text`. */
@@ -259,9 +266,9 @@ export class TrimStreamWriter {
     return { pack, location: `${(pack.hash ?? pack.token).slice(0, 16)}#${offset}` };
   }
 
-  /** Stores a changed line's original; call it right after `nextLocation`. */
-  storeOriginal(raw: LineBytes, expected?: { pack: PageOutHandle; location: string }): PagedPart {
-    const part = this.#sink.append(raw);
+  /** Stores a changed line's original (`regions`: its content ranges, when known); call it right after `nextLocation`. */
+  storeOriginal(raw: LineBytes, expected?: { pack: PageOutHandle; location: string }, regions?: readonly number[]): PagedPart {
+    const part = this.#sink.append(raw, regions);
     if (expected && (part.pack !== expected.pack || !expected.location.endsWith(`#${part.offset}`))) {
       throw new CtxvmError('E_INTERNAL', 'a stub reference does not match where its original was stored');
     }
@@ -357,11 +364,14 @@ export class TrimStreamWriter {
       }
     }
     if (text === undefined) {
-      const value = p.value ?? (JSON.parse(p.original ? p.original.bytes.toString('utf8') : p.raw!.text) as Record<string, unknown>);
       // a line that has to be re-serialised keeps its original in a pack
       if (!draft.s && !draft.o && original) draft.o = this.#sink.append(original);
-      value[ANNOTATION_KEY] = annotationJson(draft);
-      text = JSON.stringify(value) + p.eol;
+      if (p.json !== undefined) text = withLastMember(p.json, ANNOTATION_KEY, annotationJson(draft)) + p.eol;
+      else {
+        const value = p.value ?? (JSON.parse(p.original ? p.original.bytes.toString('utf8') : p.raw!.text) as Record<string, unknown>);
+        value[ANNOTATION_KEY] = annotationJson(draft);
+        text = JSON.stringify(value) + p.eol;
+      }
     }
     // stubs were rendered with the token of their pack, which may have been sealed since
     const open: PageOutHandle[] = [];

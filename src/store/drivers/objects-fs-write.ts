@@ -18,6 +18,7 @@ import type { ByteSource, ObjectInfo, PutOptions } from '../object-store.js';
 import { HEADER_BYTES, TRAILER_BYTES, encodeHeader, encodeTrailer, readFrame } from './objects-fs-format.js';
 import { errnoCode, fsyncDirectory, type FsLayout } from './objects-fs-layout.js';
 import { describeObject } from './objects-fs-read.js';
+import type { OffThreadEncoder } from './objects-fs-encoder.js';
 
 /**
  * Objects smaller than this are stored uncompressed, bytes. A compressed stream has its own
@@ -50,6 +51,8 @@ export interface FsWriteContext {
   injectedClock: boolean;
   /** Fan-out directories known to exist (saves a mkdir per put). */
   knownDirs: Set<string>;
+  /** Hashes and compresses `offThread` puts. */
+  encoder: OffThreadEncoder;
 }
 
 /** Compressed payload and codec for `bytes` (kept raw when small or incompressible). */
@@ -58,10 +61,21 @@ function encodePayload(bytes: Buffer, settings: CodecSettings, compressed: Buffe
   return { payload: compressed, settings };
 }
 
-function inlinePayload(ctx: FsWriteContext, bytes: Buffer, put: PutOptions): { payload: Buffer; settings: CodecSettings } {
+function inlinePayload(ctx: FsWriteContext, bytes: Buffer, put: PutOptions, compressed: Buffer | undefined): { payload: Buffer; settings: CodecSettings } {
   const wanted = settingsFor(ctx, put);
   const compress = wanted.codec !== 'none' && bytes.length >= MIN_COMPRESS_BYTES;
-  return encodePayload(bytes, wanted, compress ? compressBufferSync(bytes, wanted) : undefined);
+  return encodePayload(bytes, wanted, compress ? (compressed ?? compressBufferSync(bytes, wanted)) : undefined);
+}
+
+/**
+ * The hash of `bytes` and their payload compressed as `put` asks, both from the store's worker
+ * thread (`PutOptions.offThread`); nothing is compressed for what is stored raw anyway.
+ */
+export async function encodeOffThread(ctx: FsWriteContext, bytes: Buffer, put: PutOptions): Promise<{ hash: string; compressed?: Buffer }> {
+  const wanted = settingsFor(ctx, put);
+  const settings = wanted.codec !== 'none' && bytes.length >= MIN_COMPRESS_BYTES ? wanted : RAW;
+  const { hash, payload } = await ctx.encoder.encode(bytes, settings);
+  return { hash, ...(payload ? { compressed: payload } : {}) };
 }
 
 /**
@@ -69,10 +83,10 @@ function inlinePayload(ctx: FsWriteContext, bytes: Buffer, put: PutOptions): { p
  * calling thread, with no thread-pool round trip. Undefined when the object may already exist
  * (the asynchronous path then deduplicates and refreshes it).
  */
-function putNewInline(ctx: FsWriteContext, bytes: Buffer, hash: string, put: PutOptions): ObjectInfo | undefined {
+function putNewInline(ctx: FsWriteContext, bytes: Buffer, hash: string, put: PutOptions, compressed: Buffer | undefined): ObjectInfo | undefined {
   const path = ctx.layout.objectPath(hash);
   if (statSync(path, { throwIfNoEntry: false })) return undefined;
-  const { payload, settings } = inlinePayload(ctx, bytes, put);
+  const { payload, settings } = inlinePayload(ctx, bytes, put, compressed);
   const dir = dirname(path);
   writeFileAtomicSync(path, [encodeHeader(settings.codec), payload, encodeTrailer(bytes.length)], { sync: !ctx.unsynced, knownDirs: ctx.knownDirs });
   ctx.unsynced?.add(path);
@@ -83,11 +97,14 @@ function putNewInline(ctx: FsWriteContext, bytes: Buffer, hash: string, put: Put
   return { hash, size: bytes.length, storedSize: HEADER_BYTES + payload.length + TRAILER_BYTES, existed: false };
 }
 
-/** Stores a whole buffer (see `ObjectStore.put`). */
-export async function putBuffer(ctx: FsWriteContext, bytes: Buffer, put?: PutOptions): Promise<ObjectInfo> {
+/**
+ * Stores a whole buffer (see `ObjectStore.put`). `compressed`: its payload, compressed already as
+ * `put` asks (see `encodeOffThread`); it is then written on the calling thread.
+ */
+export async function putBuffer(ctx: FsWriteContext, bytes: Buffer, put?: PutOptions, compressed?: Buffer): Promise<ObjectInfo> {
   const hash = put?.knownHash ?? sha256Hex(bytes);
-  if (put?.inline) {
-    const stored = putNewInline(ctx, bytes, hash, put);
+  if (put?.inline || compressed) {
+    const stored = putNewInline(ctx, bytes, hash, put ?? {}, compressed);
     if (stored) return stored;
   }
   const existing = await touchExisting(ctx, hash);

@@ -36,7 +36,8 @@ import { PackSet, writePack, type PackInput } from './objects-fs-packs.js';
 import { existsAtPath, readObject, readObjectChunks, statObject } from './objects-fs-read.js';
 import { readHolders, removeAllMarkers, removeMarker, pruneMarkerDir } from './objects-fs-refs.js';
 import { repack } from './objects-fs-repack.js';
-import { putBuffer, putStream, toBuffer, type FsWriteContext } from './objects-fs-write.js';
+import { encodeOffThread, putBuffer, putStream, toBuffer, type FsWriteContext } from './objects-fs-write.js';
+import { OffThreadEncoder } from './objects-fs-encoder.js';
 
 export { MIN_COMPRESS_BYTES } from './objects-fs-write.js';
 
@@ -69,6 +70,7 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
     defaults: resolveCodec(options.codec, options.level),
     injectedClock: options.now !== undefined,
     knownDirs: new Set(),
+    encoder: new OffThreadEncoder(),
     ...(unsynced ? { unsynced } : {}),
   };
 
@@ -178,12 +180,17 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
       }
       await lease.hold();
       const bytes = toBuffer(data);
-      const hash = put?.knownHash ?? sha256Hex(bytes);
+      let hash = put?.knownHash;
+      let compressed: Buffer | undefined;
+      if (hash === undefined && put?.offThread) ({ hash, compressed } = await encodeOffThread(ctx, bytes, put));
+      hash ??= sha256Hex(bytes);
       if (!existsSync(layout.objectPath(hash))) {
-        const packed = await packs.find(hash);
+        // a bulk writer's put does not re-list the packs each time: the worst that can happen is a
+        // loose copy of an object a gc has just packed, which the next gc removes
+        const packed = await packs.find(hash, put?.offThread !== true);
         if (packed) return { hash, size: packed.entry.size, storedSize: packs.storedSize(packed.pack, packed.entry), existed: true };
       }
-      return putBuffer(ctx, bytes, { ...put, knownHash: hash });
+      return putBuffer(ctx, bytes, { ...put, knownHash: hash }, compressed);
     },
 
     async putStream(source, put) {

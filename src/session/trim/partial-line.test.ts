@@ -1,0 +1,106 @@
+/**
+ * Partly read lines (partial-line.ts) against JSON.parse and JSON.stringify: on every line of the
+ * corpus and of generated sessions, what the transform reads is what a full parse gives, and the
+ * text written after the transform's kinds of edits is JSON.stringify's of the fully parsed line
+ * with the same edits.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { contentRegions } from './lift.js';
+import { readPartialLine } from './partial-line.js';
+import { claudeMainSessions, generateClaudeSession, generatorSkipReason } from '../../../test/support/corpus.js';
+
+const root = mkdtempSync(join(tmpdir(), 'ctxvm-partial-test-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+type Line = Record<string, unknown> & { message?: { content?: unknown } };
+
+/** The edits a trim makes, on any object with the line's shape. */
+const edits: ((v: Line) => void)[] = [
+  () => undefined,
+  (v) => delete v.toolUseResult,
+  (v) => (v.parentUuid = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee'),
+  (v) => {
+    if (v.message && Array.isArray(v.message.content)) v.message.content = [{ type: 'text', text: '[ctxvm paged out 3 lines]' }];
+  },
+  (v) => {
+    delete v.toolUseResult;
+    v.parentUuid = null;
+    v.ctxvm = { v: 3 };
+  },
+];
+
+/** Checks `text` (a JSON object line); true when it was read partly. */
+function check(text: string, where: string): boolean {
+  const bytes = Buffer.from(text);
+  const full = JSON.parse(text) as Line;
+  const partial = readPartialLine(bytes);
+  if (!partial) return false;
+  expect(partial.regions, where).toEqual(contentRegions(bytes));
+  const value = partial.value as Line;
+  expect(value.message, where).toEqual(full.message);
+  for (const key of ['type', 'uuid', 'parentUuid', 'isSidechain', 'timestamp', 'sessionId']) expect(value[key], `${where} ${key}`).toEqual(full[key]);
+  if (full.toolUseResult && typeof full.toolUseResult === 'object') {
+    const tur = full.toolUseResult as Record<string, unknown>;
+    expect(value.toolUseResult, where).toEqual({ ...('exitCode' in tur ? { exitCode: tur.exitCode } : {}), ...('interrupted' in tur ? { interrupted: tur.interrupted } : {}) });
+  }
+  for (const edit of edits) {
+    const p = readPartialLine(bytes)!;
+    const f = JSON.parse(text) as Line;
+    edit(p.value as Line);
+    edit(f);
+    expect(p.json(), where).toBe(JSON.stringify(f));
+  }
+  return true;
+}
+
+describe('partly read lines', () => {
+  it('read and write hand-built lines as JSON.parse and JSON.stringify do', () => {
+    const lines = [
+      { parentUuid: null, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x'.repeat(9000) }] }, uuid: 'u', toolUseResult: { stdout: 'y'.repeat(9000), exitCode: 2, interrupted: false } },
+      { type: 'assistant', big: { nested: ['z'.repeat(9000)] }, message: { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }] } },
+      { toolUseResult: 'Error: a string side channel', type: 'user', message: { role: 'user', content: 'plain' } },
+      { message: { role: 'user', content: 'é "quoted" \\ \u0001 🚀' }, parentUuid: 'p', type: 'user' },
+    ];
+    for (const [i, line] of lines.entries()) {
+      const text = JSON.stringify(line);
+      if (i === 2) expect(readPartialLine(Buffer.from(text)), 'a string toolUseResult is parsed whole').toBeUndefined();
+      else expect(check(text, `hand ${i}`)).toBe(true);
+    }
+    // "__proto__" stays an own property, as with JSON.parse
+    const proto = '{"type":"user","__proto__":{"polluted":1},"message":{"role":"user","content":"x"}}';
+    expect(check(proto, 'proto')).toBe(true);
+    expect(Object.getPrototypeOf(readPartialLine(Buffer.from(proto))!.value)).toBe(Object.prototype);
+  });
+
+  it('leave repeated keys and what is not an object to a full parse, and reject bad JSON', () => {
+    expect(readPartialLine(Buffer.from('{"type":"user","type":"assistant"}'))).toBeUndefined();
+    expect(readPartialLine(Buffer.from('[1,2]'))).toBeUndefined();
+    expect(readPartialLine(Buffer.from('{"a":1} x'))).toBeUndefined();
+    expect(() => readPartialLine(Buffer.from('{"message":{"role":"us\\qer"}}'))).toThrow(SyntaxError);
+  });
+
+  const files = [
+    ...claudeMainSessions(),
+    ...(generatorSkipReason()
+      ? []
+      : [
+          generateClaudeSession(join(root, 'a.jsonl'), { turns: 30, seed: 61, compactions: 2, edgeCases: true, images: true }),
+          generateClaudeSession(join(root, 'b.jsonl'), { turns: 20, seed: 62, compactions: 0, profile: 'heavy-tools' }),
+        ]),
+  ];
+  it.skipIf(files.length === 0)('read and write every corpus and generated line as JSON.parse and JSON.stringify do', () => {
+    let read = 0;
+    for (const file of files) {
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((text, i) => {
+          if (!text.trim() || !text.startsWith('{')) return;
+          if (check(text, `${file}:${i + 1}`)) read++;
+        });
+    }
+    expect(read).toBeGreaterThan(100);
+  }, 120_000);
+});
