@@ -275,7 +275,7 @@ export interface ReconstructOptions {
    */
   lean?: boolean;
   /** Lean lines already at hand, by line number (see `LeanLines`); the chain's other lines are read. */
-  leanValues?: ReadonlyMap<number, Record<string, unknown>>;
+  leanValues?: Pick<ReadonlyMap<number, Record<string, unknown>>, 'get'>;
 }
 
 /** Reconstructs the context from the index (reads, and parses, only the loaded lines). */

@@ -49,7 +49,8 @@ describe('standIn', () => {
     expect(lean.message.usage).toBeUndefined();
     expect(lean.message.content[0]).toEqual({ type: 'tool_use', id: 't1', name: 'Bash', input: {} });
     expect(lean.message.content[1].signature.length).toBeGreaterThan(0);
-    expect(lean.message.content[1].thinking.length).toBeLessThan(300);
+    expect(lean.message.content[1].thinking).toBeUndefined();
+    expect(lean.uuid).toBeUndefined();
     expect(line.message.content[0]!.input).toEqual({ command: 'ls' }); // the parsed line is left alone
   });
 });

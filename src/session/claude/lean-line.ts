@@ -19,11 +19,15 @@ import { SkippedString } from '../../core/json-skim.js';
 import type { RawLine } from '../../core/jsonl.js';
 import type { LineMeta } from './scan.js';
 
-/** Strings up to this many characters are kept as they are. */
-const KEEP_CHARS = 256;
-/** Characters of the trimmed start kept when the first KEEP_CHARS are blank. */
-const TRIMMED_HEAD_CHARS = 64;
+/**
+ * Strings up to this many characters are kept as they are; longer ones keep this many. The
+ * longest start anything asks about is a tag such as "<local-command-stdout>" (22 characters), and
+ * a lean load holds one stand-in per text of the resumed chain, so they are kept short.
+ */
+const KEEP_CHARS = 32;
 const NOT_BLANK = /\S/;
+/** Marks a stand-in as cut short: ASCII, so a stand-in of ASCII text stays a one-byte string. */
+const CUT = '...';
 
 /**
  * A short string that is empty, blank (trims to ''), starts and trims-starts the way `s` does:
@@ -32,9 +36,10 @@ const NOT_BLANK = /\S/;
 export function standIn(s: string): string {
   if (s.length <= KEEP_CHARS) return s;
   const head = s.slice(0, KEEP_CHARS);
-  if (NOT_BLANK.test(head)) return detached(`${head}…`);
+  if (NOT_BLANK.test(head)) return detached(`${head}${CUT}`);
   if (!NOT_BLANK.test(s)) return ' ';
-  return detached(`${head}${s.trimStart().slice(0, TRIMMED_HEAD_CHARS)}…`);
+  // a blank start: one character of it, then how the text starts once trimmed
+  return detached(`${s[0]}${s.trimStart().slice(0, KEEP_CHARS)}${CUT}`);
 }
 
 /** A copy that does not keep `s`'s parent alive (a slice of a string points into it). */
@@ -82,7 +87,7 @@ function standInOfSkipped(bytes: Buffer, skipped: SkippedString): string {
     if (start + span >= end) break;
     const head = decode(bytes, start, headEnd(bytes, start, span));
     // the head is short: a slice of it keeps nothing large alive
-    if (head.length > KEEP_CHARS && NOT_BLANK.test(head.slice(0, KEEP_CHARS))) return `${head.slice(0, KEEP_CHARS)}…`;
+    if (head.length > KEEP_CHARS && NOT_BLANK.test(head.slice(0, KEEP_CHARS))) return `${head.slice(0, KEEP_CHARS)}${CUT}`;
   }
   return standIn(decode(bytes, start, end));
 }
@@ -105,12 +110,60 @@ function leanValue(v: unknown, bytes?: Buffer): unknown {
 }
 
 /**
- * The top-level fields reconstruction and validation read of a line's value (context.ts,
- * local-command.ts, attachments.ts); everything else they need is in the line's `LineMeta`.
+ * The top-level fields validation reads of a line's value (context.ts, attachments.ts);
+ * everything else it needs is in the line's `LineMeta`.
  */
-const VIEW_KEYS = ['type', 'message', 'content', 'attachment', 'promptSource', 'isMeta', 'timestamp'] as const;
-/** The message fields they read (never `usage`, stop reasons and the like). */
-const MESSAGE_KEYS = ['role', 'id', 'model', 'content'] as const;
+const VIEW_KEYS = ['message', 'content', 'attachment'] as const;
+/** The message fields it reads (never `usage`, stop reasons, ids the `LineMeta` holds…). */
+const MESSAGE_KEYS = ['model', 'content'] as const;
+
+/** A text validation judges only by its being there and empty or not: '' or 'x'. */
+function presence(v: unknown): unknown {
+  if (v instanceof SkippedString) return 'x'; // skipped strings are long
+  return typeof v === 'string' ? (v.length === 0 ? '' : 'x') : v;
+}
+
+/**
+ * The lean form of a message content block: of the blocks whose text nothing judges beyond its
+ * presence (thinking and its signature, tool results' text, images, tool inputs) only what
+ * validation reads is kept; other blocks as any value.
+ */
+function leanBlock(v: unknown, bytes: Buffer | undefined): unknown {
+  if (!v || typeof v !== 'object' || Array.isArray(v) || v instanceof SkippedString) return leanValue(v, bytes);
+  const block = v as Record<string, unknown>;
+  const own = (key: string) => Object.prototype.hasOwnProperty.call(block, key);
+  switch (block.type) {
+    case 'thinking':
+    case 'redacted_thinking':
+      return { type: block.type, ...(own('signature') ? { signature: presence(block.signature) } : {}) };
+    case 'tool_use':
+      return { type: block.type, id: leanValue(block.id, bytes), name: leanValue(block.name, bytes), input: {} };
+    case 'tool_result': {
+      const c = block.content;
+      return {
+        type: block.type,
+        tool_use_id: leanValue(block.tool_use_id, bytes),
+        ...(own('is_error') ? { is_error: block.is_error } : {}),
+        ...(own('content') ? { content: Array.isArray(c) ? leanValue(c, bytes) : presence(c) } : {}),
+      };
+    }
+    case 'image':
+      return { type: block.type };
+    default:
+      return leanValue(block, bytes);
+  }
+}
+
+/** The lean form of a message: the fields validation reads, its content block by block. */
+function leanMessage(message: Record<string, unknown>, bytes: Buffer | undefined): Record<string, unknown> {
+  const lean: Record<string, unknown> = {};
+  for (const k of MESSAGE_KEYS) {
+    if (!Object.prototype.hasOwnProperty.call(message, k)) continue;
+    const v = message[k];
+    lean[k] = k === 'content' && Array.isArray(v) ? v.map((b) => leanBlock(b, bytes)) : leanValue(v, bytes);
+  }
+  return lean;
+}
 
 /**
  * The lean form of a parsed transcript line (a new object; `line` is left alone): the fields
@@ -122,28 +175,38 @@ export function leanClaudeLine<T extends Record<string, unknown>>(line: T, bytes
   for (const key of VIEW_KEYS) {
     if (!Object.prototype.hasOwnProperty.call(line, key)) continue;
     const value = line[key];
-    if (key === 'message' && value && typeof value === 'object' && !Array.isArray(value)) {
-      const message = value as Record<string, unknown>;
-      const lean: Record<string, unknown> = {};
-      for (const k of MESSAGE_KEYS) if (Object.prototype.hasOwnProperty.call(message, k)) lean[k] = leanValue(message[k], bytes);
-      out[key] = lean;
-    } else out[key] = leanValue(value, bytes);
+    if (key === 'message' && value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof SkippedString)) out[key] = leanMessage(value as Record<string, unknown>, bytes);
+    else out[key] = leanValue(value, bytes);
   }
   return out as T;
 }
 
-/** Lean lines kept while scanning: those after the last compaction boundary seen so far. */
+/**
+ * Lean lines kept while scanning: those after the last compaction boundary seen so far, each as
+ * its JSON text (a third of the memory the objects take; reconstruction parses the few it reads).
+ */
 export class LeanLines {
-  readonly values = new Map<number, Record<string, unknown>>();
+  readonly #texts = new Map<number, string>();
 
   /** Takes one scanned line (its bytes are read now, not kept). */
   add(value: Record<string, unknown>, raw: RawLine, meta: LineMeta): void {
     // the chain starts at the last boundary; a line it needs from before is read again
-    if (meta.kind === 'system' && meta.subtype === 'compact_boundary') this.values.clear();
+    if (meta.kind === 'system' && meta.subtype === 'compact_boundary') this.#texts.clear();
+    this.set(raw.line, value, raw.bytes);
+  }
+
+  /** Keeps the lean form of `value` (a line read or skimmed from `bytes`) as line `line`. */
+  set(line: number, value: Record<string, unknown>, bytes?: Buffer): void {
     try {
-      this.values.set(raw.line, leanClaudeLine(value, raw.bytes));
+      this.#texts.set(line, JSON.stringify(leanClaudeLine(value, bytes)));
     } catch {
       // a skipped string that does not decode: reconstruction reads the line and decides
     }
+  }
+
+  /** The lean form of line `line`, or undefined when it is not kept. */
+  get(line: number): Record<string, unknown> | undefined {
+    const text = this.#texts.get(line);
+    return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
   }
 }

@@ -13,7 +13,7 @@ import { validateClaudeContext } from './validate.js';
 export interface LeanClaudeLoad {
   index: ClaudeIndex;
   /** Lean lines after the last compaction boundary, by line number. */
-  lean: ReadonlyMap<number, Record<string, unknown>>;
+  lean: LeanLines;
   /** The context with stand-ins for long texts: for validation only, never to count or show. */
   context: ClaudeContext;
   findings: ValidationFinding[];
@@ -32,6 +32,6 @@ export async function loadClaudeLean(file: string, options: LeanLoadOptions = {}
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     onLine: (v, raw, meta) => lean.add(v, raw, meta),
   });
-  const context = await reconstructClaudeContext(index, { lean: true, leanValues: lean.values });
-  return { index, lean: lean.values, context, findings: validateClaudeContext(index, context) };
+  const context = await reconstructClaudeContext(index, { lean: true, leanValues: lean });
+  return { index, lean, context, findings: validateClaudeContext(index, context) };
 }

@@ -96,6 +96,13 @@ export const CLAUDE_KEYS: readonly string[] = [
   'sourceToolAssistantUUID',
 ];
 const KNOWN_KEY = createKeyTable(CLAUDE_KEYS);
+/**
+ * Values that recur on most lines (types, roles, flags' words): shared, not decoded each time,
+ * so the records an index keeps of a large file hold one copy of each.
+ */
+const KNOWN_VALUES = ['user', 'assistant', 'system', 'text', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'image', 'base64', 'image/png', 'image/jpeg', 'external', 'summary', 'progress', 'attachment', 'message', 'compact_boundary', 'local_command', 'tool_reference', 'file-history-snapshot', 'queue-operation'];
+const KNOWN_VALUE = createKeyTable(KNOWN_VALUES);
+const LONGEST_VALUE = Math.max(...KNOWN_VALUES.map((v) => v.length));
 
 function malformed(at: number): never {
   throw new SyntaxError(`malformed JSON structure at byte ${at}`);
@@ -143,7 +150,7 @@ class Walk {
     const start = this.i + 1;
     const end = this.stringEnd();
     if (!always && end - start > DECODE_BYTES) return new SkippedString(start, end);
-    return this.decode(start, end);
+    return (end - start <= LONGEST_VALUE && KNOWN_VALUE(this.b, start, end)) || this.decode(start, end);
   }
 
   /** The string in `b[start, end)` (quotes excluded), decoded as JSON.parse would, or a SyntaxError. */

@@ -7,57 +7,65 @@ import { badLineError, readLineBatches, type RawLine, type ReadJsonlOptions } fr
 import { skimmedLength, SkippedString } from '../../core/json-skim.js';
 import { skimClaudeForTrim } from './line-skim.js';
 import type { ParseError } from '../../errors.js';
+import { LineFlag, LineRecord } from './line-record.js';
 import { contentBlocks, isKnownLineType, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ContentBlock, type ToolResultBlock, type ToolUseBlock } from './types.js';
 
 /** What pass 1 remembers about one line. */
 export interface LineMeta {
   /** 1-based line number. */
-  line: number;
-  byteOffset: number;
+  readonly line: number;
+  readonly byteOffset: number;
   /** Bytes of the line without its terminator. */
-  byteLength: number;
-  kind: ClaudeLineKind;
+  readonly byteLength: number;
+  readonly kind: ClaudeLineKind;
   /** The line's `type` when its kind is `other` (titles, modes, types ctxvm does not know). */
-  otherType?: string;
-  subtype?: string;
-  uuid?: string;
-  parentUuid?: string | null;
-  logicalParentUuid?: string | null;
-  isSidechain: boolean;
-  isMeta: boolean;
-  isCompactSummary: boolean;
+  readonly otherType?: string;
+  readonly subtype?: string;
+  readonly uuid?: string;
+  readonly parentUuid?: string | null;
+  readonly logicalParentUuid?: string | null;
+  readonly isSidechain: boolean;
+  readonly isMeta: boolean;
+  readonly isCompactSummary: boolean;
   /** An assistant line recording an API error (rate limit, overload): shown in the UI, never sent. */
-  isApiError: boolean;
+  readonly isApiError: boolean;
   /** API message id (assistant lines; split lines of one reply share it). */
-  messageId?: string;
+  readonly messageId?: string;
   /** `message.model` of an assistant line. */
-  model?: string;
-  role?: string;
-  timestamp?: string;
+  readonly model?: string;
+  readonly role?: string;
+  readonly timestamp?: string;
   /** Block types in order, e.g. ['thinking'] or ['tool_result','tool_result']. */
-  blockTypes: string[];
+  readonly blockTypes: readonly string[];
   /** tool_use blocks on this line: id, tool name and the input that identifies it (path, command...). */
-  toolUses: { id: string; name: string; target?: string }[];
+  readonly toolUses: readonly { id: string; name: string; target?: string }[];
   /** tool_result blocks on this line. */
-  toolResults: { toolUseId: string; isError: boolean }[];
+  readonly toolResults: readonly { toolUseId: string; isError: boolean }[];
   /** A user line typed by the person (text, not tool results, not meta, not a compact summary). */
-  isPrompt: boolean;
+  readonly isPrompt: boolean;
   /** Present when the line carries a `toolUseResult` side channel. */
-  hasToolUseResult: boolean;
+  readonly hasToolUseResult: boolean;
   /** For summary lines. */
-  leafUuid?: string;
+  readonly leafUuid?: string;
   /** For compact boundaries: what survives it. */
-  preserved?: PreservedSpec;
+  readonly preserved?: PreservedSpec;
   /** Set when ctxvm already trimmed this line. */
-  annotated: boolean;
+  readonly annotated: boolean;
   /** `message.content` is an empty array (Claude Code skips such a line). */
-  emptyContent: boolean;
+  readonly emptyContent: boolean;
   /** A `system` line marked display-only (never sent). */
-  isDisplayOnly: boolean;
+  readonly isDisplayOnly: boolean;
   /** Longest tool payload on the line (tool_result content, tool_use input value), characters or bytes. */
-  payloadChars: number;
+  readonly payloadChars: number;
   /** An image block anywhere in the message (also inside tool results). */
-  hasImage: boolean;
+  readonly hasImage: boolean;
+}
+
+/** What a scan shares between the records it makes (see `describeLine`). */
+export interface LinePool {
+  previous?: LineMeta;
+  /** tool_use ids seen, each as the one string kept. */
+  toolIds: Map<string, string>;
 }
 
 export interface ClaudeIndex {
@@ -103,35 +111,59 @@ export function toolTarget(name: string, input: Record<string, unknown> | undefi
   }
 }
 
-function isUserPrompt(line: ClaudeLine, blockTypes: string[]): boolean {
+function isUserPrompt(line: ClaudeLine, blockTypes: readonly string[]): boolean {
   if (line.type !== 'user' || line.isMeta || line.isCompactSummary) return false;
   if (blockTypes.length === 0) return false;
   return !blockTypes.includes('tool_result');
 }
 
 const TEXT_ONLY: readonly ContentBlock[] = Object.freeze([{ type: 'text', text: '' }]);
+const NONE: readonly never[] = Object.freeze([]);
+/**
+ * The block types lines have, each with the one-type list most lines carry: an index of a large
+ * file then holds one copy of each rather than one per line (it is most of a line's record).
+ */
+const BLOCK_TYPES: ReadonlyMap<string, { type: string; only: readonly string[] }> = new Map(
+  ['text', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'image', 'document', 'server_tool_use', 'web_search_tool_result', 'tool_reference'].map((t) => [t, { type: t, only: Object.freeze([t]) }]),
+);
+/** Values of a few fields that repeat on every line, shared the same way. */
+const SHARED_VALUES: ReadonlyMap<string, string> = new Map(['user', 'assistant', 'system', 'compact_boundary', 'local_command', 'api_error', 'informational', 'turn_duration', 'stop_hook_summary'].map((v) => [v, v]));
 
-/** Builds the metadata record for one parsed line. */
-export function describeLine(value: ClaudeLine, line: number, byteOffset: number, byteLength: number): LineMeta {
+function blockTypesOf(blocks: readonly ContentBlock[]): readonly string[] {
+  if (blocks.length === 0) return NONE;
+  const types = blocks.map((b) => (b && typeof b === 'object' ? String(b.type) : typeof b));
+  if (types.length === 1) return BLOCK_TYPES.get(types[0]!)?.only ?? types;
+  return types.map((t) => BLOCK_TYPES.get(t)?.type ?? t);
+}
+
+const shared = (v: string) => SHARED_VALUES.get(v) ?? v;
+
+/**
+ * Builds the metadata record for one parsed line. `pool`: what a scan shares between records —
+ * the line before (strings it repeats are kept once) and the tool_use ids seen (a result names
+ * its call's id: the same string).
+ */
+export function describeLine(value: ClaudeLine, line: number, byteOffset: number, byteLength: number, pool?: LinePool): LineMeta {
   const kind = lineKind(value);
   // a skimmed line's long text content is a SkippedString: still one text block
   const message = value.message as { content?: unknown } | undefined;
   const blocks = value.type !== 'user' && value.type !== 'assistant' ? [] : message?.content instanceof SkippedString ? TEXT_ONLY : contentBlocks(value.message);
-  const blockTypes = blocks.map((b) => (b && typeof b === 'object' ? String(b.type) : typeof b));
-  const toolUses: LineMeta['toolUses'] = [];
-  const toolResults: LineMeta['toolResults'] = [];
+  const blockTypes = blockTypesOf(blocks);
+  const toolUses: { id: string; name: string; target?: string }[] = [];
+  const toolResults: { toolUseId: string; isError: boolean }[] = [];
   let payloadChars = 0;
   let hasImage = false;
   for (const b of blocks) {
     if (b?.type === 'tool_use') {
       const u = b as ToolUseBlock;
       toolUses.push({ id: u.id, name: u.name, target: toolTarget(u.name, u.input) });
+      if (typeof u.id === 'string') pool?.toolIds.set(u.id, u.id);
       if (u.input && typeof u.input === 'object') {
         for (const v of Object.values(u.input)) payloadChars = Math.max(payloadChars, typeof v === 'string' || v instanceof SkippedString ? skimmedLength(v) : v && typeof v === 'object' ? 1 << 30 : 0);
       }
     } else if (b?.type === 'tool_result') {
       const r = b as ToolResultBlock;
-      toolResults.push({ toolUseId: r.tool_use_id, isError: r.is_error === true });
+      toolResults.push({ toolUseId: pool?.toolIds.get(r.tool_use_id) ?? r.tool_use_id, isError: r.is_error === true });
       const c = r.content as unknown;
       if (Array.isArray(c)) {
         let sum = 0;
@@ -143,42 +175,46 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
       } else payloadChars = Math.max(payloadChars, skimmedLength(c));
     } else if (b?.type === 'image') hasImage = true;
   }
-  const meta: LineMeta = {
+  const messageId = typeof value.message?.id === 'string' ? value.message.id : undefined;
+  const model = kind === 'assistant' && typeof value.message?.model === 'string' ? value.message.model : undefined;
+  const previous = pool?.previous;
+  const flags =
+    (value.isSidechain === true ? LineFlag.Sidechain : 0) |
+    (value.isMeta === true ? LineFlag.Meta : 0) |
+    (value.isCompactSummary === true ? LineFlag.CompactSummary : 0) |
+    // a "<synthetic>" reply without the flag is sent (O: a branch of 354b2588 whose copied history lost the flags)
+    (value.type === 'assistant' && value.isApiErrorMessage === true ? LineFlag.ApiError : 0) |
+    (Array.isArray(value.message?.content) && value.message.content.length === 0 ? LineFlag.EmptyContent : 0) |
+    (value.isDisplayOnly === true ? LineFlag.DisplayOnly : 0) |
+    (hasImage ? LineFlag.Image : 0) |
+    (isUserPrompt(value, blockTypes) ? LineFlag.Prompt : 0) |
+    (value.toolUseResult !== undefined ? LineFlag.ToolUseResult : 0) |
+    (value.ctxvm !== undefined ? LineFlag.Annotated : 0);
+  const spec = kind === 'system' && value.subtype === 'compact_boundary' ? preservedSpec(value.compactMetadata) : undefined;
+  return new LineRecord({
     line,
     byteOffset,
     byteLength,
     kind,
-    isSidechain: value.isSidechain === true,
-    isMeta: value.isMeta === true,
-    isCompactSummary: value.isCompactSummary === true,
-    // a "<synthetic>" reply without the flag is sent (O: a branch of 354b2588 whose copied history lost the flags)
-    isApiError: value.type === 'assistant' && value.isApiErrorMessage === true,
-    emptyContent: Array.isArray(value.message?.content) && value.message.content.length === 0,
-    isDisplayOnly: value.isDisplayOnly === true,
+    flags,
     payloadChars,
-    hasImage,
     blockTypes,
-    toolUses,
-    toolResults,
-    isPrompt: isUserPrompt(value, blockTypes),
-    hasToolUseResult: value.toolUseResult !== undefined,
-    annotated: value.ctxvm !== undefined,
-  };
-  if (kind === 'other' && typeof value.type === 'string') meta.otherType = value.type;
-  if (typeof value.subtype === 'string') meta.subtype = value.subtype;
-  if (typeof value.uuid === 'string') meta.uuid = value.uuid;
-  if (value.parentUuid !== undefined) meta.parentUuid = value.parentUuid;
-  if (value.logicalParentUuid !== undefined) meta.logicalParentUuid = value.logicalParentUuid;
-  if (typeof value.message?.id === 'string') meta.messageId = value.message.id;
-  if (kind === 'assistant' && typeof value.message?.model === 'string') meta.model = value.message.model;
-  if (typeof value.message?.role === 'string') meta.role = value.message.role;
-  if (typeof value.timestamp === 'string') meta.timestamp = value.timestamp;
-  if (typeof value.leafUuid === 'string') meta.leafUuid = value.leafUuid;
-  if (kind === 'system' && value.subtype === 'compact_boundary') {
-    const spec = preservedSpec(value.compactMetadata);
-    if (spec) meta.preserved = spec;
-  }
-  return meta;
+    toolUses: toolUses.length > 0 ? toolUses : NONE,
+    toolResults: toolResults.length > 0 ? toolResults : NONE,
+    otherType: kind === 'other' && typeof value.type === 'string' ? value.type : undefined,
+    subtype: typeof value.subtype === 'string' ? shared(value.subtype) : undefined,
+    uuid: typeof value.uuid === 'string' ? value.uuid : undefined,
+    // strings the line before holds already (its uuid as this one's parent, a split reply's id,
+    // the model) are kept once: on a large file they are much of what the index holds
+    parentUuid: previous?.uuid !== undefined && value.parentUuid === previous.uuid ? previous.uuid : value.parentUuid,
+    logicalParentUuid: value.logicalParentUuid,
+    messageId: messageId !== undefined && messageId === previous?.messageId ? previous.messageId : messageId,
+    model: model !== undefined && model === previous?.model ? previous.model : model,
+    role: typeof value.message?.role === 'string' ? shared(value.message.role) : undefined,
+    timestamp: typeof value.timestamp === 'string' ? value.timestamp : undefined,
+    leafUuid: typeof value.leafUuid === 'string' ? value.leafUuid : undefined,
+    preserved: spec,
+  });
 }
 
 /** Counts `meta`'s line type in `unknownTypes` when ctxvm does not know it (see `ClaudeIndex.unknownTypes`). */
@@ -219,6 +255,7 @@ export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
 export async function scanClaudeSession(file: string, options: ScanOptions = {}): Promise<ClaudeIndex> {
   const unknownTypes = new Map<string, { count: number; firstLine: number }>();
   const index: ClaudeIndex = { file, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0, unknownTypes };
+  const pool: LinePool = { toolIds: new Map() };
   const handle = (raw: RawLine, isLast: boolean) => {
     if (raw.isBlank) return;
     index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
@@ -230,7 +267,8 @@ export async function scanClaudeSession(file: string, options: ScanOptions = {})
       return;
     }
     if (!value || typeof value !== 'object' || Array.isArray(value)) return;
-    const meta = describeLine(value, raw.line, raw.byteOffset, raw.bytes.length);
+    const meta = describeLine(value, raw.line, raw.byteOffset, raw.bytes.length, pool);
+    pool.previous = meta;
     countUnknownType(unknownTypes, meta);
     if (meta.kind === 'system' && meta.subtype === 'compact_boundary') index.lastBoundary = index.lines.length;
     index.sessionId ??= typeof value.sessionId === 'string' ? value.sessionId : undefined;

@@ -1,13 +1,17 @@
 /**
  * The trimmed transcript's index, built while it is written, so the output is validated without
  * being read back: a line copied from the input (or copied with a restore annotation appended)
- * is what the input's index says it is, at its new place; a line written anew is skimmed from
- * the bytes written, exactly as a lean load would read it (lean-load.ts). The findings then come
- * from the same reconstruction and rules as any load; a chain line the lean lines do not hold (a
- * preserved message before the boundary) is read from the written file.
+ * is what the input's index says it is — the same record; a line written anew is skimmed from the
+ * bytes written, exactly as a lean load would read it (lean-load.ts). The findings then come from
+ * the same reconstruction and rules as any load.
+ *
+ * Lines keep the numbers of the input lines they come from (a line ctxvm inserts comes half a
+ * line after the one it answers): findings are compared by what they say, not where
+ * (session.ts), and a chain line whose lean form is not at hand — a copied line before the
+ * boundary — is then read from the input, where its bytes are the same.
  */
 import { reconstructClaudeContext } from '../claude/context.js';
-import { leanClaudeLine } from '../claude/lean-line.js';
+import { LeanLines } from '../claude/lean-line.js';
 import { skimClaudeForTrim } from '../claude/line-skim.js';
 import { countUnknownType, describeLine, type ClaudeIndex, type LineMeta } from '../claude/scan.js';
 import type { ClaudeLine } from '../claude/types.js';
@@ -33,62 +37,52 @@ function lineBytes(data: string | Buffer): Buffer {
 
 export class ClaudeOutputIndex {
   readonly #inputMeta: ReadonlyMap<number, LineMeta>;
-  readonly #inputLean: ReadonlyMap<number, Record<string, unknown>>;
+  readonly #inputLean: LeanLines;
   readonly #index: ClaudeIndex;
-  /** Lean lines after the output's last boundary so far (as `LeanLines` keeps them). */
-  readonly #lean = new Map<number, Record<string, unknown>>();
+  /** Lean forms of the lines written anew, by line number. */
+  readonly #written = new LeanLines();
   readonly #unknownTypes = new Map<string, { count: number; firstLine: number }>();
+  /** The number the last line got. */
   #line = 0;
 
-  /** `inputMeta`: the input's lines by number; `inputLean`: its lean lines (lean-load.ts). */
-  constructor(inputMeta: ReadonlyMap<number, LineMeta>, inputLean: ReadonlyMap<number, Record<string, unknown>>) {
+  /** `input`: the input file; `inputMeta`: its lines by number; `inputLean`: its lean lines (lean-load.ts). */
+  constructor(input: string, inputMeta: ReadonlyMap<number, LineMeta>, inputLean: LeanLines) {
     this.#inputMeta = inputMeta;
     this.#inputLean = inputLean;
-    this.#index = { file: '', lines: [], badLines: [], lastBoundary: -1, totalBytes: 0, unknownTypes: this.#unknownTypes };
+    this.#index = { file: input, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0, unknownTypes: this.#unknownTypes };
   }
 
   /** Takes the next line written (see `TrimStreamWriterOptions.onWritten`). */
   observe(written: WrittenLine): void {
-    const line = ++this.#line;
-    const byteOffset = this.#index.totalBytes;
     this.#index.totalBytes += typeof written.data === 'string' ? Buffer.byteLength(written.data) : written.data.length;
+    const line = written.origin ?? this.#line + 0.5;
+    this.#line = line;
     let meta: LineMeta;
-    let lean: Record<string, unknown> | undefined;
     if (written.kind !== 'serialized' && written.origin !== undefined) {
       const source = this.#inputMeta.get(written.origin);
       if (!source) return; // a blank or non-object line passed through: not in an index
-      // the input line's bytes (an appended annotation changes nothing validation reads)
-      meta = { ...source, line, byteOffset, annotated: source.annotated || written.kind === 'annotated' };
-      lean = this.#inputLean.get(written.origin);
+      meta = source;
     } else {
       const bytes = lineBytes(written.data);
       let value: ClaudeLine | undefined;
       try {
         value = skimClaudeForTrim(bytes) ?? (JSON.parse(bytes.toString('utf8')) as ClaudeLine);
       } catch (cause) {
-        throw new CtxvmError('E_INTERNAL', `the trimmed transcript's line ${line} is not JSON`, { cause });
+        throw new CtxvmError('E_INTERNAL', `the trimmed transcript's line for input line ${line} is not JSON`, { cause });
       }
       if (!value || typeof value !== 'object' || Array.isArray(value)) return;
-      meta = describeLine(value, line, byteOffset, bytes.length);
-      try {
-        lean = leanClaudeLine(value as Record<string, unknown>, bytes);
-      } catch {
-        // a skipped string that does not decode: reconstruction reads the line and decides
-      }
+      meta = describeLine(value, line, 0, bytes.length);
+      this.#written.set(line, value as Record<string, unknown>, bytes);
     }
-    if (isBoundary(meta)) {
-      this.#index.lastBoundary = this.#index.lines.length;
-      this.#lean.clear();
-    }
+    if (isBoundary(meta)) this.#index.lastBoundary = this.#index.lines.length;
     this.#index.lines.push(meta);
     countUnknownType(this.#unknownTypes, meta);
-    if (lean) this.#lean.set(line, lean);
   }
 
-  /** The output's findings, once it is complete and flushed to `file` (where a chain line the lean lines lack is read). */
-  async findings(file: string): Promise<ValidationFinding[]> {
-    this.#index.file = file;
-    const context = await reconstructClaudeContext(this.#index, { lean: true, leanValues: this.#lean });
+  /** The output's findings, once it is complete. */
+  async findings(): Promise<ValidationFinding[]> {
+    const lean = { get: (line: number) => this.#written.get(line) ?? this.#inputLean.get(line) };
+    const context = await reconstructClaudeContext(this.#index, { lean: true, leanValues: lean });
     return validateClaudeContext(this.#index, context);
   }
 }

@@ -36,8 +36,8 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
   if (input === opts.output) throw new CtxvmError('E_USAGE', `refusing to overwrite the input ${input}`, { hint: 'pass a different -o path; the original is never modified' });
 
   // pass 1: the index and the input's findings
-  const loaded = await loadClaudeLean(input, { ...(opts.signal ? { signal: opts.signal } : {}), onProgress: (b) => opts.onProgress?.(b, 0, 1) });
-  const { index } = loaded;
+  // the lean context goes at once: only the index, the lean lines and the findings are kept
+  const { index, lean, findings: before } = await loadClaudeLean(input, { ...(opts.signal ? { signal: opts.signal } : {}), onProgress: (b) => opts.onProgress?.(b, 0, 1) });
   if (index.badLines.length > 0) {
     const first = index.badLines[0]!;
     throw new CtxvmError('E_PARSE', `${first.message}${index.badLines.length > 1 ? ` (and ${index.badLines.length - 1} more bad lines)` : ''}`, {
@@ -46,12 +46,11 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
     });
   }
   if (index.lines.length === 0) throw new CtxvmError('E_PARSE', `${input}: no transcript lines found`, { hint: 'is this a Claude Code session file?' });
-  const before = loaded.findings;
   const plan = planClaudeTrim(index, policy);
   const metaByLine = new Map<number, LineMeta>();
   for (const m of index.lines) metaByLine.set(m.line, m);
 
-  const output = new ClaudeOutputIndex(metaByLine, loaded.lean);
+  const output = new ClaudeOutputIndex(input, metaByLine, lean);
   const writer = await TrimStreamWriter.open(opts.output, opts.store, {
     what: 'transcript',
     ...tuning.packs,
@@ -73,7 +72,7 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
     await trimmer.end();
     let after: ValidationFinding[] = [];
     const done = await writer.finish(async (temp) => {
-      after = await output.findings(temp);
+      after = await output.findings();
       opts.judge?.(before, after);
       return opts.check ? opts.check(temp) : [];
     });

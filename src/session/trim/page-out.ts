@@ -303,9 +303,10 @@ export class PageOutSink {
       const { hash } = await this.#store.put(bytes, { offThread: true, effort: 'fast' });
       handle.hash = hash;
       this.#objects.add(hash);
-      // the store is done with the bytes: their allocation takes a later pack (fewer
-      // allocations of MiBs mean fewer garbage collections and a flatter RSS)
-      if (reuse && this.#spare.length <= this.#maxInFlight) this.#spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
+      // the store is done with the bytes: their allocation takes a later pack. A pack buffer is
+      // made only when every one made is in use (sealIfDue bounds those in flight), so a trim of
+      // any size holds a handful of them, and the encoder thread sees no others
+      if (reuse) this.#spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
       await this.#onSealed?.();
     })().catch((error: unknown) => {
       this.#failure ??= error;
