@@ -79,9 +79,9 @@ function transformOutput(item: CodexItem, meta: CodexLineMeta, age: number, ctx:
   const call = meta.callId ? plan.calls.get(meta.callId) : undefined;
   const base = toolResultThreshold(policy, call?.name);
   if (base === undefined) return false;
-  // an error is worth as much as anything recent: it goes only above the tail's threshold
+  // a failure of the current user turn is worth as much as anything recent: it goes only above the tail's threshold
   const failed = meta.exitCode !== undefined && meta.exitCode !== 0;
-  const threshold = failed && policy.keepErrors ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
+  const threshold = failed && meta.line >= plan.errorsKeptFromLine ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
   if (threshold === undefined) return false;
   const output = item.output;
   if (isStub(output)) return false;

@@ -158,6 +158,15 @@ describe('trimCodexSession', () => {
     expect(t2.after.items.filter((x) => x.item.type === 'function_call_output').map((x) => isStub(x.item.output))).toEqual([true, true, false]);
   });
 
+  it('keepErrors ends with the user turn: a failure before a newer user message pages out like any old output', async () => {
+    const b = new RolloutBuilder().meta().user('build it').shell('make', big('error'), 2).assistant('make fails in step 3');
+    b.user('fix it and build again').shell('make', big('error'), 2).shell('cat a.txt', big('a')).assistant('done');
+    const outputs = (t: Trimmed) => t.after.items.filter((x) => x.item.type === 'function_call_output').map((x) => isStub(x.item.output));
+    // a tail of 0: only age and the error rule decide; the failure of the current turn stays, the answered one goes
+    expect(outputs(await trim(b, { keepLastTurns: 1, tailPayloadTokens: 0 }))).toEqual([true, false, true]);
+    expect(outputs(await trim(b, { keepLastTurns: 1, tailPayloadTokens: 0, keepErrors: false }))).toEqual([true, true, true]);
+  });
+
   it('pages out bulky call inputs but keeps what identifies them', async () => {
     const content = big('file');
     const patch = `*** Begin Patch\n*** Update File: src/app.ts\n@@\n${big('+added')}\n*** Add File: src/new.ts\n+x\n*** End Patch`;

@@ -133,13 +133,13 @@ function orphanStub(block: ToolResultBlock, ctx: TransformContext): ContentBlock
   return { type: 'text', text: renderStub({ what: 'a result whose call is not in this session', lines: countLines(text), bytes, reason: `tool_use_id ${block.tool_use_id}` }, { excerptChars: 0 }) };
 }
 
-function transformToolResult(block: ToolResultBlock, blockIndex: number, line: ClaudeLine, age: number, ctx: TransformContext): ToolResultBlock | undefined {
+function transformToolResult(block: ToolResultBlock, blockIndex: number, line: ClaudeLine, meta: LineMeta, age: number, ctx: TransformContext): ToolResultBlock | undefined {
   const { plan, policy } = ctx;
   const tool = plan.tools.get(block.tool_use_id);
   const base = toolResultThreshold(policy, tool?.name);
   if (base === undefined) return block;
-  // an error is worth as much as anything recent: it goes only above the tail's threshold
-  const threshold = block.is_error && policy.keepErrors ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
+  // an error of the current user turn is worth as much as anything recent: it goes only above the tail's threshold
+  const threshold = block.is_error && meta.line >= plan.errorsKeptFromLine ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
   if (threshold === undefined) return block;
   // an earlier trim already decided this result: its stubs (whole, or an image's beside kept text) stay as they are
   if (isStub(block.content) || (Array.isArray(block.content) && block.content.some((b) => isStub((b as { text?: unknown } | null)?.text)))) return block;
@@ -236,7 +236,7 @@ export function transformClaudeLine(line: ClaudeLine, meta: LineMeta, ctx: Trans
         // after any results that stay: text may not come before a tool_result
         orphans.push(orphanStub(block as ToolResultBlock, ctx));
         next = undefined;
-      } else if (block.type === 'tool_result') next = transformToolResult(block as ToolResultBlock, i, line, age, ctx);
+      } else if (block.type === 'tool_result') next = transformToolResult(block as ToolResultBlock, i, line, meta, age, ctx);
       else if (block.type === 'image' && policy.images && age >= 0) {
         next = imageStub(block as ImageBlock, payloadRef(ctx.originalRef, jsonPointer(['message', 'content', i])));
         ctx.counters.images++;

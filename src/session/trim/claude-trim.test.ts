@@ -438,13 +438,15 @@ describe('policy', () => {
     expect(higher.resultOf('toolu_large').content).toBe(large);
   });
 
-  it('keepErrors keeps is_error results up to the tail\'s threshold, and pages out larger ones with their error line', async () => {
+  it('keepErrors keeps the current turn\'s is_error results up to the tail\'s threshold, and pages out larger ones with their error line', async () => {
     const big = payload(400, 'stack trace');
     const huge = `${payload(1500, 'build log')}\nerror TS2345: Argument of type 'string' is not assignable\n${payload(1500, 'more log')}`;
     const t = sessionWith([
       { id: 'toolu_err', name: 'Bash', input: { command: 'make' }, content: big, isError: true },
       { id: 'toolu_huge', name: 'Bash', input: { command: 'make all' }, content: huge, isError: true },
-    ]);
+    ], 0);
+    // the turn goes on after the errors, so they are older than the protected last round trip
+    t.assistant('msg_after', text('let me look at the log'));
     const kept = await trimTranscript(t, { keepErrors: true });
     expect(kept.resultOf('toolu_err')).toEqual(toolResult('toolu_err', big, true));
     expect(isStub(kept.resultOf('toolu_huge'))).toBe(true);
@@ -454,6 +456,26 @@ describe('policy', () => {
     expect(isStub(paged.resultOf('toolu_err'))).toBe(true);
     expect(paged.resultOf('toolu_err').content).toMatch(/error/);
     expect(paged.resultOf('toolu_err').is_error).toBe(true);
+  });
+
+  it('keepErrors ends with the turn: an error answered before a newer prompt pages out like any old result', async () => {
+    const log = `${payload(300, 'test run')}\nFAILED tests/test_io.py::test_read - AssertionError\n${payload(100, 'summary')}`;
+    const t = new Transcript();
+    t.user('run the tests');
+    t.assistant('msg_run', toolUse('toolu_old', 'Bash', { command: 'pytest' }));
+    t.results(toolResult('toolu_old', log, true));
+    t.assistant('msg_report', text('one test fails in test_io'));
+    t.user('fix it and run them again');
+    t.assistant('msg_rerun', toolUse('toolu_now', 'Bash', { command: 'pytest' }));
+    t.results(toolResult('toolu_now', log, true));
+    t.assistant('msg_look', text('still failing, reading the test'));
+    const o = await trimTranscript(t, { keepErrors: true });
+    // the failure the person has since answered with a new request goes, its status and error line in the stub
+    expect(isStub(o.resultOf('toolu_old'))).toBe(true);
+    expect(o.resultOf('toolu_old').is_error).toBe(true);
+    expect(o.resultOf('toolu_old').content).toMatch(/^\[ctxvm paged out [^\]]*error/);
+    // the same failure in the turn still going on stays whole
+    expect(o.resultOf('toolu_now')).toEqual(toolResult('toolu_now', log, true));
   });
 
   it('keepNewestReadOnly pages out older reads of the same file_path below any threshold, unless a stub would not pay', async () => {

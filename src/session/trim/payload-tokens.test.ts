@@ -30,6 +30,8 @@ function plan(superseded: boolean): ClaudeTrimPlan {
     relink: new Map(),
     unanswered: new Map(),
     tailThinking: false,
+    // the line is in the current user turn: an error result goes by the tail's threshold
+    errorsKeptFromLine: 1,
   };
 }
 
