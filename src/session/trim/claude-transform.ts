@@ -173,6 +173,21 @@ function transformToolResult(block: ToolResultBlock, blockIndex: number, line: C
   return block;
 }
 
+/**
+ * A command that is itself the bulk of its call (a heredoc, an inline script) keeps its head as
+ * identification, after the header that says what was paged out; undefined when that stub would
+ * not pay, or could not quote a head. Codex's trimmer treats an oversized command the same way.
+ */
+function commandStub(command: string, facts: PayloadFacts, tokens: number, ctx: TransformContext): string | undefined {
+  const headChars = ctx.policy.excerptChars;
+  const firstLine = command.split('\n', 1)[0]!.trimEnd();
+  if (headChars <= 0 || firstLine === '') return undefined;
+  const head = firstLine.length > headChars ? firstLine.slice(0, headChars) : firstLine;
+  // the head is within the excerpt budget payloadTokens counts far enough for
+  const stub = `${renderStub(facts, { excerptChars: 0 })}\n${head}…`;
+  return ctx.tokensOf(stub) <= tokens * ctx.policy.maxStubShare ? stub : undefined;
+}
+
 function transformToolUse(block: ToolUseBlock, age: number, ctx: TransformContext): ToolUseBlock {
   const input = block.input;
   if (!input || typeof input !== 'object') return block;
@@ -180,6 +195,17 @@ function transformToolUse(block: ToolUseBlock, age: number, ctx: TransformContex
   if (threshold === undefined) return block;
   let changed: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(input)) {
+    if (key === 'command' && typeof value === 'string' && !isStub(value) && value.length * 2 > threshold) {
+      const facts: PayloadFacts = { what: 'command input', lines: countLines(value), bytes: Buffer.byteLength(value) };
+      const tokens = payloadTokens(value, facts, threshold, ctx);
+      const stub = tokens > threshold ? commandStub(value, facts, tokens, ctx) : undefined;
+      if (stub !== undefined) {
+        changed ??= { ...input };
+        changed[key] = stub;
+        ctx.counters.toolInputs++;
+      }
+      continue;
+    }
     if (IDENTIFYING_INPUTS.has(key) || value === null || typeof value === 'number' || typeof value === 'boolean' || isStub(value)) continue;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (text.length * 2 <= threshold) continue;

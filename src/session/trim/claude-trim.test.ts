@@ -260,14 +260,25 @@ describe.skipIf(inputs.length === 0)('trim invariants on every corpus and genera
       }
     });
 
-    it('tool names and identifying inputs survive; the messages and their roles are the same', async () => {
+    it('tool names and identifying inputs survive (an oversized command by its head); the messages and their roles are the same', async () => {
       const o = await outcome(input);
       const tools = (ctx: ClaudeContext) =>
         ctx.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_use').map((b) => {
           const i = (b.input ?? {}) as Json;
           return [b.id, b.name, i.file_path, i.command, i.pattern];
         }));
-      expect(tools(o.trimmed.ctx)).toEqual(tools(o.original.ctx));
+      const before = tools(o.original.ctx);
+      const after = tools(o.trimmed.ctx);
+      // a command that is the bulk of its call becomes a stub quoting the start of its first line
+      after.forEach((t, n) => {
+        const command = before[n]?.[3];
+        if (typeof t[3] !== 'string' || !t[3].startsWith(STUB_PREFIX) || typeof command !== 'string') return;
+        const head = t[3].split('\n')[1]!.replace(/…$/, '');
+        expect(head.length, `${String(t[0])}: the stub quotes no head`).toBeGreaterThan(0);
+        expect(command.split('\n')[0]!.startsWith(head), `${String(t[0])}: the head is not the command's`).toBe(true);
+        t[3] = command;
+      });
+      expect(after).toEqual(before);
       expect(o.trimmed.ctx.messages.map((m) => m.role)).toEqual(o.original.ctx.messages.map((m) => m.role));
     });
 
@@ -516,6 +527,32 @@ describe('policy', () => {
       const protectedSteps = new Set(Array.from({ length: 6 }, (_, i) => i).filter((i) => 2 * (6 - i) <= k));
       for (let i = 0; i < 6; i++) expect(isStub(o.resultOf(`toolu_${i}`)), `k=${k} step ${i}`).toBe(!protectedSteps.has(i));
     }
+  });
+
+  it('a command that is the bulk of its call pages out behind its first line; short ones and the tail\'s stay', async () => {
+    const script = (seed: string) => `python3 - <<'EOF'\n${payload(400, seed).replace(/ /g, '\n')}\nEOF`;
+    const t = new Transcript();
+    t.user('summarise the logs');
+    t.assistant('msg_1', toolUse('toolu_script', 'Bash', { command: script('old'), description: 'Summarise the logs' }));
+    t.results(toolResult('toolu_script', 'ok'));
+    t.assistant('msg_2', toolUse('toolu_short', 'Bash', { command: 'ls -la /var/log' }));
+    t.results(toolResult('toolu_short', 'syslog'));
+    t.assistant('msg_3', text('summarised'));
+    t.user('once more');
+    t.assistant('msg_4', toolUse('toolu_tail', 'Bash', { command: script('tail') }));
+    t.results(toolResult('toolu_tail', 'ok'));
+    const o = await trimTranscript(t);
+    const inputOf = (id: string) => o.trimmed.lines.flatMap(({ value }) => blocksOf(value)).find((b) => b.type === 'tool_use' && b.id === id)!.input as Json;
+    const stub = String(inputOf('toolu_script').command);
+    expect(stub.startsWith(STUB_PREFIX)).toBe(true);
+    expect(stub).toMatch(/\d+ lines/);
+    expect(stub.split('\n')[1]).toBe("python3 - <<'EOF'…");
+    expect(estimateOf(stub)).toBeLessThanOrEqual(resolvePolicy().maxStubShare * estimateOf(script('old')));
+    expect(inputOf('toolu_script').description).toBe('Summarise the logs');
+    expect((await pageIn(o.store, 'toolu_script/command', { files: [o.output] })).content).toBe(script('old'));
+    expect(inputOf('toolu_short').command).toBe('ls -la /var/log');
+    // the last round trip keeps payloads under the tail's threshold
+    expect(inputOf('toolu_tail').command).toBe(script('tail'));
   });
 
   it('images, thinking and toolUseResult can each be kept', async () => {
