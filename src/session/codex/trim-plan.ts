@@ -47,6 +47,8 @@ export interface CodexCallFacts {
   type: string;
   name?: string;
   target?: string;
+  /** A pure file read (`read_file`, or a lone cat/sed -n/head…): its output is a view of a file in the workspace. */
+  fileRead?: boolean;
 }
 
 export interface CodexTrimPlan {
@@ -127,7 +129,7 @@ export function planCodexTrim(index: CodexIndex, policy: TrimPolicy): CodexTrimP
   const calls = new Map<string, CodexCallFacts>();
   for (const m of lines) {
     if (m.kind === 'response_item' && isCallType(m.payloadType) && m.callId) {
-      calls.set(m.callId, { type: m.payloadType!, ...(m.toolName ? { name: m.toolName } : {}), ...(m.target ? { target: m.target } : {}) });
+      calls.set(m.callId, { type: m.payloadType!, ...(m.toolName ? { name: m.toolName } : {}), ...(m.target ? { target: m.target } : {}), ...(m.readKey ? { fileRead: true } : {}) });
     }
   }
 

@@ -94,12 +94,14 @@ function transformOutput(item: CodexItem, meta: CodexLineMeta, age: number, ctx:
   if (text && (superseded || tokens > threshold)) {
     const body = typeof output === 'string' ? outputBodyText(output) : text;
     const status = statusOf(meta);
+    // a file's content is in the file, which the call names: a stale slice of it is not worth quoting (Claude: FILE_VIEW_TOOLS)
+    const quote = !superseded && (status !== undefined || call?.fileRead !== true);
     const stub = affordableStub(
       {
         ...(status ? { status } : {}),
         lines: countLines(body),
         bytes: meta.payloadBytes,
-        text: superseded ? '' : body,
+        text: quote ? body : '',
         shape: call?.type === 'local_shell_call' || /shell|exec|command/i.test(call?.name ?? '') ? 'tail' : 'head-tail',
         ...(superseded ? { reason: 'superseded by a later identical read' } : {}),
       },

@@ -127,8 +127,8 @@ describe.skipIf(corpus.length === 0)('trimming the corpus rollouts', () => {
 
 describe('trimCodexSession', () => {
   it('pages out a large output behind a stub that says its size and quotes its tail, paged in by the call id', async () => {
-    const out = big('README');
-    const b = new RolloutBuilder().meta().turnContext().environment().user('show the readme').reasoning('r1').shell('cat README.md', out, 0);
+    const out = big('test');
+    const b = new RolloutBuilder().meta().turnContext().environment().user('run the tests').reasoning('r1').shell('npm test', out, 0);
     b.reasoning('r2').shell('ls', 'a').reasoning('r3').shell('pwd', '/x').assistant('done');
     const t = await trim(b);
     const stubbed = t.after.items.find((x) => x.item.type === 'function_call_output' && isStub(x.item.output))!;
@@ -136,12 +136,24 @@ describe('trimCodexSession', () => {
     expect(stub.startsWith(STUB_PREFIX)).toBe(true);
     expect(stub).toMatch(/\d+ lines/);
     // a command's output is quoted by its tail; a zero exit says nothing
-    expect(stub).toContain('README line 399');
+    expect(stub).toContain('test line 399');
     expect(stub).not.toContain('exit 0');
     expect(tokens.estimate(stub)).toBeLessThanOrEqual(0.25 * tokens.estimate(out));
     const id = String(stubbed.item.call_id);
     expect((await pageIn(store, id, { files: [t.output] })).text).toBe(`Exit code: 0\nWall time: 0 seconds\nOutput:\n${out}`);
     expect(t.stats.counters.toolResults).toBe(1);
+  });
+
+  it('quotes nothing of a pure file read: the file is in the workspace, under the path the call keeps', async () => {
+    const b = new RolloutBuilder().meta().user('show the readme and the config');
+    b.shell('cat README.md', big('README'), 0).shell('cat config.toml', big('config'), 1);
+    b.shell('ls', 'a').shell('pwd', '/x').assistant('done');
+    const t = await trim(b);
+    const [readme, config] = t.after.items.filter((x) => x.item.type === 'function_call_output').map((x) => String(x.item.output));
+    expect(readme).toMatch(/^\[ctxvm paged out [\d,]+ lines[^\]]*\]$/);
+    // a failed read still quotes (its status says it failed)
+    expect(config).toMatch(/^\[ctxvm paged out [^\]]*exit 1[^\]]*\]\n/);
+    expect(String(t.after.items.find((x) => x.item.type === 'function_call' && String(x.item.arguments).includes('README'))!.item.arguments)).toContain('cat README.md');
   });
 
   it('keeps the last K round trips untouched, and errors when keepErrors is set', async () => {

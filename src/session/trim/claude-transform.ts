@@ -50,6 +50,14 @@ function shapeFor(tool: string | undefined): ExcerptShape {
   return 'head-tail';
 }
 
+/**
+ * Tools whose result is a view of a file in the workspace (its content, or the snippet an edit
+ * echoes back): the call names the file and stays, and the agent reads the current state with its
+ * own tool, so a quoted slice of an old view is not worth its tokens on every later turn. Their
+ * stubs say only what and how much was there (an error still quotes its error line).
+ */
+const FILE_VIEW_TOOLS = new Set(['Read', 'NotebookRead', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
+
 /** The text of a tool_result's content (text blocks joined), and whether it holds images. */
 function resultText(content: ToolResultBlock['content']): { text: string; images: number; bytes: number } {
   if (typeof content === 'string') return { text: content, images: 0, bytes: Buffer.byteLength(content) };
@@ -146,11 +154,12 @@ function transformToolResult(block: ToolResultBlock, blockIndex: number, line: C
   const { text, images, bytes } = resultText(block.content);
   const superseded = age >= 0 && plan.supersededReads.has(block.tool_use_id);
   const status = text ? statusOf(block, line) : undefined;
+  const quote = !superseded && (status !== undefined || !FILE_VIEW_TOOLS.has(tool?.name ?? ''));
   const facts: PayloadFacts = {
     ...(status ? { status } : {}),
     lines: countLines(text),
     bytes,
-    text: superseded ? '' : text,
+    text: quote ? text : '',
     shape: shapeFor(tool?.name),
     ...(superseded ? { reason: 'superseded by a newer read of this file' } : {}),
   };

@@ -529,6 +529,26 @@ describe('policy', () => {
     }
   });
 
+  it('stubs quote command output and searches, but nothing of a view of a file (the call names the file)', async () => {
+    const lines = (label: string) => Array.from({ length: 200 }, (_, i) => `${label} line ${i}: ${'lorem ipsum dolor sit amet '.repeat(3)}`).join('\n');
+    const t = sessionWith([
+      { id: 'toolu_read', name: 'Read', input: { file_path: '/src/a.ts' }, content: lines('source') },
+      { id: 'toolu_edit', name: 'Edit', input: { file_path: '/src/a.ts', old_string: 'a', new_string: 'b' }, content: lines('snippet') },
+      { id: 'toolu_bash', name: 'Bash', input: { command: 'npm test' }, content: lines('test') },
+      { id: 'toolu_grep', name: 'Grep', input: { pattern: 'lorem' }, content: lines('match') },
+      { id: 'toolu_missing', name: 'Read', input: { file_path: '/src/gone.ts' }, content: `${lines('listing')}\nError: file not found`, isError: true },
+    ]);
+    const o = await trimTranscript(t);
+    const content = (id: string) => String(o.resultOf(id).content);
+    // the header alone: one line
+    for (const id of ['toolu_read', 'toolu_edit']) expect(content(id), id).toMatch(/^\[ctxvm paged out 200 lines[^\n]*\]$/);
+    expect(content('toolu_bash')).toContain('test line 199');
+    expect(content('toolu_grep')).toContain('match line 0');
+    // a failed read still quotes its error line
+    expect(content('toolu_missing')).toContain('Error: file not found');
+    expect((await pageIn(o.store, 'toolu_read', { files: [o.output] })).content).toBe(lines('source'));
+  });
+
   it('a command that is the bulk of its call pages out behind its first line; short ones and the tail\'s stay', async () => {
     const script = (seed: string) => `python3 - <<'EOF'\n${payload(400, seed).replace(/ /g, '\n')}\nEOF`;
     const t = new Transcript();
