@@ -171,7 +171,8 @@ function transformFunctionCall(item: CodexItem, age: number, ctx: CodexTransform
     if (text.length * 2 <= threshold) continue;
     const tokens = payloadTokens(text, ctx);
     if (tokens <= threshold) continue;
-    const stub = affordableStub({ what: `${key} argument`, lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' }, tokens, ctx);
+    // the argument's key stands right before its stub: the stub need not name it
+    const stub = affordableStub({ lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' }, tokens, ctx);
     if (stub === undefined) continue;
     args[key] = stub;
     changed = true;
@@ -191,7 +192,7 @@ function transformCustomCall(item: CodexItem, meta: CodexLineMeta, age: number, 
   const tokens = payloadTokens(input, ctx);
   if (tokens <= threshold) return false;
   const stub = affordableStub(
-    { what: 'input', lines: countLines(input), bytes: meta.payloadBytes, text: input, shape: 'head' },
+    { lines: countLines(input), bytes: meta.payloadBytes, text: input, shape: 'head' },
     tokens,
     ctx,
   );

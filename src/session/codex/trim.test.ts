@@ -192,7 +192,8 @@ describe('trimCodexSession', () => {
     const [write, , apply, , shell] = t.after.items.slice(1).map((x) => x.item);
     const writeArgs = JSON.parse(String(write!.arguments)) as Record<string, string>;
     expect(writeArgs.path).toBe('src/a.ts');
-    expect(writeArgs.content).toMatch(/^\[ctxvm paged out content argument, 400 lines\]/);
+    // the key stands right before the stub, which does not repeat it
+    expect(writeArgs.content).toMatch(/^\[ctxvm paged out 400 lines\]/);
     expect(String(apply!.input).startsWith(STUB_PREFIX)).toBe(true);
     // the patch's first lines say which files it touched
     expect(String(apply!.input)).toContain('*** Begin Patch');

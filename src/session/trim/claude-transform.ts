@@ -205,7 +205,7 @@ function transformToolUse(block: ToolUseBlock, age: number, ctx: TransformContex
   let changed: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(input)) {
     if (key === 'command' && typeof value === 'string' && !isStub(value) && value.length * 2 > threshold) {
-      const facts: PayloadFacts = { what: 'command input', lines: countLines(value), bytes: Buffer.byteLength(value) };
+      const facts: PayloadFacts = { lines: countLines(value), bytes: Buffer.byteLength(value) };
       const tokens = payloadTokens(value, facts, threshold, ctx);
       const stub = tokens > threshold ? commandStub(value, facts, tokens, ctx) : undefined;
       if (stub !== undefined) {
@@ -218,7 +218,8 @@ function transformToolUse(block: ToolUseBlock, age: number, ctx: TransformContex
     if (IDENTIFYING_INPUTS.has(key) || value === null || typeof value === 'number' || typeof value === 'boolean' || isStub(value)) continue;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (text.length * 2 <= threshold) continue;
-    const facts: PayloadFacts = { what: `${key} input`, lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' };
+    // the field's key stands right before its stub: the stub need not name it
+    const facts: PayloadFacts = { lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' };
     const tokens = payloadTokens(text, facts, threshold, ctx);
     if (tokens <= threshold) continue;
     const stub = affordableStub(facts, tokens, ctx);

@@ -549,7 +549,7 @@ describe('policy', () => {
     expect((await pageIn(o.store, 'toolu_read', { files: [o.output] })).content).toBe(lines('source'));
   });
 
-  it('a command that is the bulk of its call pages out behind its first line; short ones and the tail\'s stay', async () => {
+  it('a command that is the bulk of its call pages out behind its first line; short ones and the tail\'s stay; input stubs do not repeat their key', async () => {
     const script = (seed: string) => `python3 - <<'EOF'\n${payload(400, seed).replace(/ /g, '\n')}\nEOF`;
     const t = new Transcript();
     t.user('summarise the logs');
@@ -557,6 +557,8 @@ describe('policy', () => {
     t.results(toolResult('toolu_script', 'ok'));
     t.assistant('msg_2', toolUse('toolu_short', 'Bash', { command: 'ls -la /var/log' }));
     t.results(toolResult('toolu_short', 'syslog'));
+    t.assistant('msg_2w', toolUse('toolu_write', 'Write', { file_path: '/tmp/notes.md', content: payload(300, 'notes') }));
+    t.results(toolResult('toolu_write', 'File created'));
     t.assistant('msg_3', text('summarised'));
     t.user('once more');
     t.assistant('msg_4', toolUse('toolu_tail', 'Bash', { command: script('tail') }));
@@ -566,11 +568,15 @@ describe('policy', () => {
     const stub = String(inputOf('toolu_script').command);
     expect(stub.startsWith(STUB_PREFIX)).toBe(true);
     expect(stub).toMatch(/\d+ lines/);
+    // the header says what and how much; the key `command` right before it says which field
+    expect(stub.split('\n')[0]).toMatch(/^\[ctxvm paged out [\d,]+ lines\]$/);
     expect(stub.split('\n')[1]).toBe("python3 - <<'EOF'…");
     expect(estimateOf(stub)).toBeLessThanOrEqual(resolvePolicy().maxStubShare * estimateOf(script('old')));
     expect(inputOf('toolu_script').description).toBe('Summarise the logs');
     expect((await pageIn(o.store, 'toolu_script/command', { files: [o.output] })).content).toBe(script('old'));
     expect(inputOf('toolu_short').command).toBe('ls -la /var/log');
+    expect(String(inputOf('toolu_write').content)).toMatch(/^\[ctxvm paged out [\d.]+ KB[\] ]/);
+    expect(inputOf('toolu_write').file_path).toBe('/tmp/notes.md');
     // the last round trip keeps payloads under the tail's threshold
     expect(inputOf('toolu_tail').command).toBe(script('tail'));
   });
