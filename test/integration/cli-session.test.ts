@@ -45,8 +45,8 @@ function spawnRun(command: string, args: string[]): Promise<Run> {
 const ctxvm = (...args: string[]) => spawnRun(process.execPath, [MAIN, ...args]);
 const json = <T = Record<string, unknown>>(r: Run): T => JSON.parse(r.stdout) as T;
 
-/** A session worth trimming: large tool results in early turns, an error result, more turns after. */
-function bigSession(): Transcript {
+/** A session worth trimming: large tool results in early turns, an error result, `followUps` more turns after. */
+function bigSession(followUps = 3): Transcript {
   const t = new Transcript();
   t.user('please inspect the repository');
   for (let i = 0; i < 4; i++) {
@@ -54,10 +54,10 @@ function bigSession(): Transcript {
     t.results(toolResult(`toolu_${i}`, Array.from({ length: 400 }, (_, k) => `line ${k} of file ${i}: some log output here`).join('\n')));
   }
   t.assistant('msg_err', toolUse('toolu_err', 'Bash', { command: 'make' }));
-  // an error below the tail's threshold (1,000 tokens): kept by default
+  // an error below the tail's threshold (1,000 tokens): kept by default while its turn goes on
   t.results(toolResult('toolu_err', Array.from({ length: 60 }, (_, k) => `error ${k}: undefined reference`).join('\n'), true));
   t.assistant('msg_done', text('I have looked at all of them.'));
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < followUps; i++) {
     t.user(`follow-up question ${i}`);
     t.assistant(`msg_after_${i}`, text(`answer ${i}`));
   }
@@ -134,7 +134,7 @@ describe('ctxvm session trim / restore / page-in', () => {
     expect(r.stdout).toBe(original.endsWith('\n') ? original : original + '\n');
   });
 
-  it('--no-keep-errors pages out error results; by default they stay; the old --keep-errors false warns', async () => {
+  it('--no-keep-errors pages out error results; by default the current turn\'s stay; the old --keep-errors false warns', async () => {
     /** The content of the tool_result for toolu_err in a trimmed file. */
     const errorResult = async (file: string) => {
       for (const l of (await readFile(file, 'utf8')).split('\n').filter(Boolean)) {
@@ -144,8 +144,14 @@ describe('ctxvm session trim / restore / page-in', () => {
       }
       throw new Error(`no toolu_err result in ${file}`);
     };
+    // answered before the follow-up prompts: paged out by default
+    expect(String(await errorResult(out())).startsWith('[ctxvm paged out')).toBe(true);
+    // the session ending in the error's turn: kept by default
+    const session = await writeTranscript(dir, bigSession(0), 'session-error-turn.jsonl');
     const original = await errorResult(session);
-    expect(await errorResult(out())).toEqual(original);
+    const o1 = join(dir, 'trimmed-errors-default.jsonl');
+    expect((await ctxvm('session', 'trim', session, '-o', o1, '--json')).code).toBe(0);
+    expect(await errorResult(o1)).toEqual(original);
     const o2 = join(dir, 'trimmed-errors.jsonl');
     const r = await ctxvm('session', 'trim', session, '-o', o2, '--no-keep-errors', '--json');
     expect(r.code, r.stderr).toBe(0);

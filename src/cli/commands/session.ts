@@ -48,7 +48,7 @@ interface TrimFlags {
  * `--keep-errors false` still parses (with a warning). Help shows the switch alone.
  */
 function keepErrorsOption(): Option {
-  const option = new Option('--keep-errors [old-value]', 'keep error tool results whatever their size (the default)');
+  const option = new Option('--keep-errors [old-value]', 'keep the current user turn\'s error tool results up to the last turn\'s threshold (the default)');
   option.flags = '--keep-errors';
   return option;
 }

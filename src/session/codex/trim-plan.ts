@@ -47,6 +47,8 @@ export interface CodexCallFacts {
   type: string;
   name?: string;
   target?: string;
+  /** A pure file read (`read_file`, or a lone cat/sed -n/head…): its output is a view of a file in the workspace. */
+  fileRead?: boolean;
 }
 
 export interface CodexTrimPlan {
@@ -64,6 +66,8 @@ export interface CodexTrimPlan {
   unanswered: Map<number, { callId: string; type: 'function_call_output' | 'custom_tool_call_output' }>;
   /** Index in `lines` of the compaction whose earlier history was dropped, or -1. */
   boundary: number;
+  /** `keepErrors` holds for failed outputs at or after this line: the current user turn, from the last user message on (see ClaudeTrimPlan). */
+  errorsKeptFromLine: number;
 }
 
 /** One entry of the history shape: a file line's item, or an item a `compacted` line supplies. */
@@ -125,7 +129,7 @@ export function planCodexTrim(index: CodexIndex, policy: TrimPolicy): CodexTrimP
   const calls = new Map<string, CodexCallFacts>();
   for (const m of lines) {
     if (m.kind === 'response_item' && isCallType(m.payloadType) && m.callId) {
-      calls.set(m.callId, { type: m.payloadType!, ...(m.toolName ? { name: m.toolName } : {}), ...(m.target ? { target: m.target } : {}) });
+      calls.set(m.callId, { type: m.payloadType!, ...(m.toolName ? { name: m.toolName } : {}), ...(m.target ? { target: m.target } : {}), ...(m.readKey ? { fileRead: true } : {}) });
     }
   }
 
@@ -188,5 +192,13 @@ export function planCodexTrim(index: CodexIndex, policy: TrimPolicy): CodexTrimP
     if (i < lastRunStart || lastMessage > i) unanswered.set(e.line, { callId: e.callId, type: outputTypeFor(e.type) });
   });
 
-  return { removed, protectedFromLine, turnStarts, calls, supersededReads, unanswered, boundary };
+  // 6. the current user turn, where a failure may still be worked on (keepErrors)
+  let errorsKeptFromLine = Number.POSITIVE_INFINITY;
+  if (policy.keepErrors) {
+    const firstLine = lines[Math.max(0, boundary)]?.line ?? 1;
+    const lastTurn = lines.findLast((m) => m.line >= firstLine && m.kind === 'response_item' && m.isUserTurn && !removed.has(m.line));
+    errorsKeptFromLine = lastTurn?.line ?? firstLine;
+  }
+
+  return { removed, protectedFromLine, turnStarts, calls, supersededReads, unanswered, boundary, errorsKeptFromLine };
 }

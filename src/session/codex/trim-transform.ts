@@ -79,9 +79,9 @@ function transformOutput(item: CodexItem, meta: CodexLineMeta, age: number, ctx:
   const call = meta.callId ? plan.calls.get(meta.callId) : undefined;
   const base = toolResultThreshold(policy, call?.name);
   if (base === undefined) return false;
-  // an error is worth as much as anything recent: it goes only above the tail's threshold
+  // a failure of the current user turn is worth as much as anything recent: it goes only above the tail's threshold
   const failed = meta.exitCode !== undefined && meta.exitCode !== 0;
-  const threshold = failed && policy.keepErrors ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
+  const threshold = failed && meta.line >= plan.errorsKeptFromLine ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
   if (threshold === undefined) return false;
   const output = item.output;
   if (isStub(output)) return false;
@@ -94,12 +94,14 @@ function transformOutput(item: CodexItem, meta: CodexLineMeta, age: number, ctx:
   if (text && (superseded || tokens > threshold)) {
     const body = typeof output === 'string' ? outputBodyText(output) : text;
     const status = statusOf(meta);
+    // a file's content is in the file, which the call names: a stale slice of it is not worth quoting (Claude: FILE_VIEW_TOOLS)
+    const quote = !superseded && (status !== undefined || call?.fileRead !== true);
     const stub = affordableStub(
       {
         ...(status ? { status } : {}),
         lines: countLines(body),
         bytes: meta.payloadBytes,
-        text: superseded ? '' : body,
+        text: quote ? body : '',
         shape: call?.type === 'local_shell_call' || /shell|exec|command/i.test(call?.name ?? '') ? 'tail' : 'head-tail',
         ...(superseded ? { reason: 'superseded by a later identical read' } : {}),
       },
@@ -169,7 +171,8 @@ function transformFunctionCall(item: CodexItem, age: number, ctx: CodexTransform
     if (text.length * 2 <= threshold) continue;
     const tokens = payloadTokens(text, ctx);
     if (tokens <= threshold) continue;
-    const stub = affordableStub({ what: `${key} argument`, lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' }, tokens, ctx);
+    // the argument's key stands right before its stub: the stub need not name it
+    const stub = affordableStub({ lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' }, tokens, ctx);
     if (stub === undefined) continue;
     args[key] = stub;
     changed = true;
@@ -189,7 +192,7 @@ function transformCustomCall(item: CodexItem, meta: CodexLineMeta, age: number, 
   const tokens = payloadTokens(input, ctx);
   if (tokens <= threshold) return false;
   const stub = affordableStub(
-    { what: 'input', lines: countLines(input), bytes: meta.payloadBytes, text: input, shape: 'head' },
+    { lines: countLines(input), bytes: meta.payloadBytes, text: input, shape: 'head' },
     tokens,
     ctx,
   );

@@ -127,8 +127,8 @@ describe.skipIf(corpus.length === 0)('trimming the corpus rollouts', () => {
 
 describe('trimCodexSession', () => {
   it('pages out a large output behind a stub that says its size and quotes its tail, paged in by the call id', async () => {
-    const out = big('README');
-    const b = new RolloutBuilder().meta().turnContext().environment().user('show the readme').reasoning('r1').shell('cat README.md', out, 0);
+    const out = big('test');
+    const b = new RolloutBuilder().meta().turnContext().environment().user('run the tests').reasoning('r1').shell('npm test', out, 0);
     b.reasoning('r2').shell('ls', 'a').reasoning('r3').shell('pwd', '/x').assistant('done');
     const t = await trim(b);
     const stubbed = t.after.items.find((x) => x.item.type === 'function_call_output' && isStub(x.item.output))!;
@@ -136,12 +136,24 @@ describe('trimCodexSession', () => {
     expect(stub.startsWith(STUB_PREFIX)).toBe(true);
     expect(stub).toMatch(/\d+ lines/);
     // a command's output is quoted by its tail; a zero exit says nothing
-    expect(stub).toContain('README line 399');
+    expect(stub).toContain('test line 399');
     expect(stub).not.toContain('exit 0');
     expect(tokens.estimate(stub)).toBeLessThanOrEqual(0.25 * tokens.estimate(out));
     const id = String(stubbed.item.call_id);
     expect((await pageIn(store, id, { files: [t.output] })).text).toBe(`Exit code: 0\nWall time: 0 seconds\nOutput:\n${out}`);
     expect(t.stats.counters.toolResults).toBe(1);
+  });
+
+  it('quotes nothing of a pure file read: the file is in the workspace, under the path the call keeps', async () => {
+    const b = new RolloutBuilder().meta().user('show the readme and the config');
+    b.shell('cat README.md', big('README'), 0).shell('cat config.toml', big('config'), 1);
+    b.shell('ls', 'a').shell('pwd', '/x').assistant('done');
+    const t = await trim(b);
+    const [readme, config] = t.after.items.filter((x) => x.item.type === 'function_call_output').map((x) => String(x.item.output));
+    expect(readme).toMatch(/^\[ctxvm paged out [\d,]+ lines[^\]]*\]$/);
+    // a failed read still quotes (its status says it failed)
+    expect(config).toMatch(/^\[ctxvm paged out [^\]]*exit 1[^\]]*\]\n/);
+    expect(String(t.after.items.find((x) => x.item.type === 'function_call' && String(x.item.arguments).includes('README'))!.item.arguments)).toContain('cat README.md');
   });
 
   it('keeps the last K round trips untouched, and errors when keepErrors is set', async () => {
@@ -158,6 +170,15 @@ describe('trimCodexSession', () => {
     expect(t2.after.items.filter((x) => x.item.type === 'function_call_output').map((x) => isStub(x.item.output))).toEqual([true, true, false]);
   });
 
+  it('keepErrors ends with the user turn: a failure before a newer user message pages out like any old output', async () => {
+    const b = new RolloutBuilder().meta().user('build it').shell('make', big('error'), 2).assistant('make fails in step 3');
+    b.user('fix it and build again').shell('make', big('error'), 2).shell('cat a.txt', big('a')).assistant('done');
+    const outputs = (t: Trimmed) => t.after.items.filter((x) => x.item.type === 'function_call_output').map((x) => isStub(x.item.output));
+    // a tail of 0: only age and the error rule decide; the failure of the current turn stays, the answered one goes
+    expect(outputs(await trim(b, { keepLastTurns: 1, tailPayloadTokens: 0 }))).toEqual([true, false, true]);
+    expect(outputs(await trim(b, { keepLastTurns: 1, tailPayloadTokens: 0, keepErrors: false }))).toEqual([true, true, true]);
+  });
+
   it('pages out bulky call inputs but keeps what identifies them', async () => {
     const content = big('file');
     const patch = `*** Begin Patch\n*** Update File: src/app.ts\n@@\n${big('+added')}\n*** Add File: src/new.ts\n+x\n*** End Patch`;
@@ -171,7 +192,8 @@ describe('trimCodexSession', () => {
     const [write, , apply, , shell] = t.after.items.slice(1).map((x) => x.item);
     const writeArgs = JSON.parse(String(write!.arguments)) as Record<string, string>;
     expect(writeArgs.path).toBe('src/a.ts');
-    expect(writeArgs.content).toMatch(/^\[ctxvm paged out content argument, 400 lines\]/);
+    // the key stands right before the stub, which does not repeat it
+    expect(writeArgs.content).toMatch(/^\[ctxvm paged out 400 lines\]/);
     expect(String(apply!.input).startsWith(STUB_PREFIX)).toBe(true);
     // the patch's first lines say which files it touched
     expect(String(apply!.input)).toContain('*** Begin Patch');

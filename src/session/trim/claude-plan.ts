@@ -41,6 +41,13 @@ export interface ClaudeTrimPlan {
    * which it accepts without. In an open tool loop the API requires it, so it stays.
    */
   tailThinking: boolean;
+  /**
+   * `keepErrors` holds for error results at or after this line: the current user turn, from the
+   * last prompt on, where the agent may still be working through them. An error of an earlier
+   * turn was followed by replies the user read and by a new request; it pages out like any old
+   * result, its stub keeping the error status and the error line.
+   */
+  errorsKeptFromLine: number;
 }
 
 function isThinkingType(t: string): boolean {
@@ -59,6 +66,15 @@ function lastReplyEndsTurn(lines: LineMeta[], start: number): boolean {
     return m.toolUses.length === 0 && !isThinkingOnly(m);
   }
   return false;
+}
+
+/** The last prompt the person typed after `start` that the trim keeps, or the window's first line when there is none. */
+function currentTurnStart(lines: LineMeta[], start: number, removed: Map<number, RemovalReason>): number {
+  for (let i = lines.length - 1; i >= start; i--) {
+    const m = lines[i]!;
+    if (m.isPrompt && !m.isSidechain && !removed.has(m.line)) return m.line;
+  }
+  return lines[start]?.line ?? 1;
 }
 
 /**
@@ -193,5 +209,6 @@ export function planClaudeTrim(index: ClaudeIndex, policy: TrimPolicy): ClaudeTr
     unanswered.set(anchor, [...(unanswered.get(anchor) ?? []), ...open]);
   }
 
-  return { removed, protectedFromLine, turnStarts, vanishingToolUses, orphanResults, reparent, supersededReads, tools, relink, unanswered, tailThinking };
+  const errorsKeptFromLine = policy.keepErrors ? currentTurnStart(lines, Math.max(0, boundary), removed) : Number.POSITIVE_INFINITY;
+  return { removed, protectedFromLine, turnStarts, vanishingToolUses, orphanResults, reparent, supersededReads, tools, relink, unanswered, tailThinking, errorsKeptFromLine };
 }

@@ -50,6 +50,14 @@ function shapeFor(tool: string | undefined): ExcerptShape {
   return 'head-tail';
 }
 
+/**
+ * Tools whose result is a view of a file in the workspace (its content, or the snippet an edit
+ * echoes back): the call names the file and stays, and the agent reads the current state with its
+ * own tool, so a quoted slice of an old view is not worth its tokens on every later turn. Their
+ * stubs say only what and how much was there (an error still quotes its error line).
+ */
+const FILE_VIEW_TOOLS = new Set(['Read', 'NotebookRead', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
+
 /** The text of a tool_result's content (text blocks joined), and whether it holds images. */
 function resultText(content: ToolResultBlock['content']): { text: string; images: number; bytes: number } {
   if (typeof content === 'string') return { text: content, images: 0, bytes: Buffer.byteLength(content) };
@@ -133,24 +141,25 @@ function orphanStub(block: ToolResultBlock, ctx: TransformContext): ContentBlock
   return { type: 'text', text: renderStub({ what: 'a result whose call is not in this session', lines: countLines(text), bytes, reason: `tool_use_id ${block.tool_use_id}` }, { excerptChars: 0 }) };
 }
 
-function transformToolResult(block: ToolResultBlock, blockIndex: number, line: ClaudeLine, age: number, ctx: TransformContext): ToolResultBlock | undefined {
+function transformToolResult(block: ToolResultBlock, blockIndex: number, line: ClaudeLine, meta: LineMeta, age: number, ctx: TransformContext): ToolResultBlock | undefined {
   const { plan, policy } = ctx;
   const tool = plan.tools.get(block.tool_use_id);
   const base = toolResultThreshold(policy, tool?.name);
   if (base === undefined) return block;
-  // an error is worth as much as anything recent: it goes only above the tail's threshold
-  const threshold = block.is_error && policy.keepErrors ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
+  // an error of the current user turn is worth as much as anything recent: it goes only above the tail's threshold
+  const threshold = block.is_error && meta.line >= plan.errorsKeptFromLine ? thresholdAtAge(policy, base, -1) : thresholdAtAge(policy, base, age);
   if (threshold === undefined) return block;
   // an earlier trim already decided this result: its stubs (whole, or an image's beside kept text) stay as they are
   if (isStub(block.content) || (Array.isArray(block.content) && block.content.some((b) => isStub((b as { text?: unknown } | null)?.text)))) return block;
   const { text, images, bytes } = resultText(block.content);
   const superseded = age >= 0 && plan.supersededReads.has(block.tool_use_id);
   const status = text ? statusOf(block, line) : undefined;
+  const quote = !superseded && (status !== undefined || !FILE_VIEW_TOOLS.has(tool?.name ?? ''));
   const facts: PayloadFacts = {
     ...(status ? { status } : {}),
     lines: countLines(text),
     bytes,
-    text: superseded ? '' : text,
+    text: quote ? text : '',
     shape: shapeFor(tool?.name),
     ...(superseded ? { reason: 'superseded by a newer read of this file' } : {}),
   };
@@ -173,6 +182,21 @@ function transformToolResult(block: ToolResultBlock, blockIndex: number, line: C
   return block;
 }
 
+/**
+ * A command that is itself the bulk of its call (a heredoc, an inline script) keeps its head as
+ * identification, after the header that says what was paged out; undefined when that stub would
+ * not pay, or could not quote a head. Codex's trimmer treats an oversized command the same way.
+ */
+function commandStub(command: string, facts: PayloadFacts, tokens: number, ctx: TransformContext): string | undefined {
+  const headChars = ctx.policy.excerptChars;
+  const firstLine = command.split('\n', 1)[0]!.trimEnd();
+  if (headChars <= 0 || firstLine === '') return undefined;
+  const head = firstLine.length > headChars ? firstLine.slice(0, headChars) : firstLine;
+  // the head is within the excerpt budget payloadTokens counts far enough for
+  const stub = `${renderStub(facts, { excerptChars: 0 })}\n${head}…`;
+  return ctx.tokensOf(stub) <= tokens * ctx.policy.maxStubShare ? stub : undefined;
+}
+
 function transformToolUse(block: ToolUseBlock, age: number, ctx: TransformContext): ToolUseBlock {
   const input = block.input;
   if (!input || typeof input !== 'object') return block;
@@ -180,10 +204,22 @@ function transformToolUse(block: ToolUseBlock, age: number, ctx: TransformContex
   if (threshold === undefined) return block;
   let changed: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(input)) {
+    if (key === 'command' && typeof value === 'string' && !isStub(value) && value.length * 2 > threshold) {
+      const facts: PayloadFacts = { lines: countLines(value), bytes: Buffer.byteLength(value) };
+      const tokens = payloadTokens(value, facts, threshold, ctx);
+      const stub = tokens > threshold ? commandStub(value, facts, tokens, ctx) : undefined;
+      if (stub !== undefined) {
+        changed ??= { ...input };
+        changed[key] = stub;
+        ctx.counters.toolInputs++;
+      }
+      continue;
+    }
     if (IDENTIFYING_INPUTS.has(key) || value === null || typeof value === 'number' || typeof value === 'boolean' || isStub(value)) continue;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (text.length * 2 <= threshold) continue;
-    const facts: PayloadFacts = { what: `${key} input`, lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' };
+    // the field's key stands right before its stub: the stub need not name it
+    const facts: PayloadFacts = { lines: countLines(text), bytes: Buffer.byteLength(text), text, shape: 'head' };
     const tokens = payloadTokens(text, facts, threshold, ctx);
     if (tokens <= threshold) continue;
     const stub = affordableStub(facts, tokens, ctx);
@@ -236,7 +272,7 @@ export function transformClaudeLine(line: ClaudeLine, meta: LineMeta, ctx: Trans
         // after any results that stay: text may not come before a tool_result
         orphans.push(orphanStub(block as ToolResultBlock, ctx));
         next = undefined;
-      } else if (block.type === 'tool_result') next = transformToolResult(block as ToolResultBlock, i, line, age, ctx);
+      } else if (block.type === 'tool_result') next = transformToolResult(block as ToolResultBlock, i, line, meta, age, ctx);
       else if (block.type === 'image' && policy.images && age >= 0) {
         next = imageStub(block as ImageBlock, payloadRef(ctx.originalRef, jsonPointer(['message', 'content', i])));
         ctx.counters.images++;

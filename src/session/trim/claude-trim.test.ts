@@ -260,14 +260,25 @@ describe.skipIf(inputs.length === 0)('trim invariants on every corpus and genera
       }
     });
 
-    it('tool names and identifying inputs survive; the messages and their roles are the same', async () => {
+    it('tool names and identifying inputs survive (an oversized command by its head); the messages and their roles are the same', async () => {
       const o = await outcome(input);
       const tools = (ctx: ClaudeContext) =>
         ctx.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_use').map((b) => {
           const i = (b.input ?? {}) as Json;
           return [b.id, b.name, i.file_path, i.command, i.pattern];
         }));
-      expect(tools(o.trimmed.ctx)).toEqual(tools(o.original.ctx));
+      const before = tools(o.original.ctx);
+      const after = tools(o.trimmed.ctx);
+      // a command that is the bulk of its call becomes a stub quoting the start of its first line
+      after.forEach((t, n) => {
+        const command = before[n]?.[3];
+        if (typeof t[3] !== 'string' || !t[3].startsWith(STUB_PREFIX) || typeof command !== 'string') return;
+        const head = t[3].split('\n')[1]!.replace(/…$/, '');
+        expect(head.length, `${String(t[0])}: the stub quotes no head`).toBeGreaterThan(0);
+        expect(command.split('\n')[0]!.startsWith(head), `${String(t[0])}: the head is not the command's`).toBe(true);
+        t[3] = command;
+      });
+      expect(after).toEqual(before);
       expect(o.trimmed.ctx.messages.map((m) => m.role)).toEqual(o.original.ctx.messages.map((m) => m.role));
     });
 
@@ -438,13 +449,15 @@ describe('policy', () => {
     expect(higher.resultOf('toolu_large').content).toBe(large);
   });
 
-  it('keepErrors keeps is_error results up to the tail\'s threshold, and pages out larger ones with their error line', async () => {
+  it('keepErrors keeps the current turn\'s is_error results up to the tail\'s threshold, and pages out larger ones with their error line', async () => {
     const big = payload(400, 'stack trace');
     const huge = `${payload(1500, 'build log')}\nerror TS2345: Argument of type 'string' is not assignable\n${payload(1500, 'more log')}`;
     const t = sessionWith([
       { id: 'toolu_err', name: 'Bash', input: { command: 'make' }, content: big, isError: true },
       { id: 'toolu_huge', name: 'Bash', input: { command: 'make all' }, content: huge, isError: true },
-    ]);
+    ], 0);
+    // the turn goes on after the errors, so they are older than the protected last round trip
+    t.assistant('msg_after', text('let me look at the log'));
     const kept = await trimTranscript(t, { keepErrors: true });
     expect(kept.resultOf('toolu_err')).toEqual(toolResult('toolu_err', big, true));
     expect(isStub(kept.resultOf('toolu_huge'))).toBe(true);
@@ -454,6 +467,26 @@ describe('policy', () => {
     expect(isStub(paged.resultOf('toolu_err'))).toBe(true);
     expect(paged.resultOf('toolu_err').content).toMatch(/error/);
     expect(paged.resultOf('toolu_err').is_error).toBe(true);
+  });
+
+  it('keepErrors ends with the turn: an error answered before a newer prompt pages out like any old result', async () => {
+    const log = `${payload(300, 'test run')}\nFAILED tests/test_io.py::test_read - AssertionError\n${payload(100, 'summary')}`;
+    const t = new Transcript();
+    t.user('run the tests');
+    t.assistant('msg_run', toolUse('toolu_old', 'Bash', { command: 'pytest' }));
+    t.results(toolResult('toolu_old', log, true));
+    t.assistant('msg_report', text('one test fails in test_io'));
+    t.user('fix it and run them again');
+    t.assistant('msg_rerun', toolUse('toolu_now', 'Bash', { command: 'pytest' }));
+    t.results(toolResult('toolu_now', log, true));
+    t.assistant('msg_look', text('still failing, reading the test'));
+    const o = await trimTranscript(t, { keepErrors: true });
+    // the failure the person has since answered with a new request goes, its status and error line in the stub
+    expect(isStub(o.resultOf('toolu_old'))).toBe(true);
+    expect(o.resultOf('toolu_old').is_error).toBe(true);
+    expect(o.resultOf('toolu_old').content).toMatch(/^\[ctxvm paged out [^\]]*error/);
+    // the same failure in the turn still going on stays whole
+    expect(o.resultOf('toolu_now')).toEqual(toolResult('toolu_now', log, true));
   });
 
   it('keepNewestReadOnly pages out older reads of the same file_path below any threshold, unless a stub would not pay', async () => {
@@ -494,6 +527,58 @@ describe('policy', () => {
       const protectedSteps = new Set(Array.from({ length: 6 }, (_, i) => i).filter((i) => 2 * (6 - i) <= k));
       for (let i = 0; i < 6; i++) expect(isStub(o.resultOf(`toolu_${i}`)), `k=${k} step ${i}`).toBe(!protectedSteps.has(i));
     }
+  });
+
+  it('stubs quote command output and searches, but nothing of a view of a file (the call names the file)', async () => {
+    const lines = (label: string) => Array.from({ length: 200 }, (_, i) => `${label} line ${i}: ${'lorem ipsum dolor sit amet '.repeat(3)}`).join('\n');
+    const t = sessionWith([
+      { id: 'toolu_read', name: 'Read', input: { file_path: '/src/a.ts' }, content: lines('source') },
+      { id: 'toolu_edit', name: 'Edit', input: { file_path: '/src/a.ts', old_string: 'a', new_string: 'b' }, content: lines('snippet') },
+      { id: 'toolu_bash', name: 'Bash', input: { command: 'npm test' }, content: lines('test') },
+      { id: 'toolu_grep', name: 'Grep', input: { pattern: 'lorem' }, content: lines('match') },
+      { id: 'toolu_missing', name: 'Read', input: { file_path: '/src/gone.ts' }, content: `${lines('listing')}\nError: file not found`, isError: true },
+    ]);
+    const o = await trimTranscript(t);
+    const content = (id: string) => String(o.resultOf(id).content);
+    // the header alone: one line
+    for (const id of ['toolu_read', 'toolu_edit']) expect(content(id), id).toMatch(/^\[ctxvm paged out 200 lines[^\n]*\]$/);
+    expect(content('toolu_bash')).toContain('test line 199');
+    expect(content('toolu_grep')).toContain('match line 0');
+    // a failed read still quotes its error line
+    expect(content('toolu_missing')).toContain('Error: file not found');
+    expect((await pageIn(o.store, 'toolu_read', { files: [o.output] })).content).toBe(lines('source'));
+  });
+
+  it('a command that is the bulk of its call pages out behind its first line; short ones and the tail\'s stay; input stubs do not repeat their key', async () => {
+    const script = (seed: string) => `python3 - <<'EOF'\n${payload(400, seed).replace(/ /g, '\n')}\nEOF`;
+    const t = new Transcript();
+    t.user('summarise the logs');
+    t.assistant('msg_1', toolUse('toolu_script', 'Bash', { command: script('old'), description: 'Summarise the logs' }));
+    t.results(toolResult('toolu_script', 'ok'));
+    t.assistant('msg_2', toolUse('toolu_short', 'Bash', { command: 'ls -la /var/log' }));
+    t.results(toolResult('toolu_short', 'syslog'));
+    t.assistant('msg_2w', toolUse('toolu_write', 'Write', { file_path: '/tmp/notes.md', content: payload(300, 'notes') }));
+    t.results(toolResult('toolu_write', 'File created'));
+    t.assistant('msg_3', text('summarised'));
+    t.user('once more');
+    t.assistant('msg_4', toolUse('toolu_tail', 'Bash', { command: script('tail') }));
+    t.results(toolResult('toolu_tail', 'ok'));
+    const o = await trimTranscript(t);
+    const inputOf = (id: string) => o.trimmed.lines.flatMap(({ value }) => blocksOf(value)).find((b) => b.type === 'tool_use' && b.id === id)!.input as Json;
+    const stub = String(inputOf('toolu_script').command);
+    expect(stub.startsWith(STUB_PREFIX)).toBe(true);
+    expect(stub).toMatch(/\d+ lines/);
+    // the header says what and how much; the key `command` right before it says which field
+    expect(stub.split('\n')[0]).toMatch(/^\[ctxvm paged out [\d,]+ lines\]$/);
+    expect(stub.split('\n')[1]).toBe("python3 - <<'EOF'…");
+    expect(estimateOf(stub)).toBeLessThanOrEqual(resolvePolicy().maxStubShare * estimateOf(script('old')));
+    expect(inputOf('toolu_script').description).toBe('Summarise the logs');
+    expect((await pageIn(o.store, 'toolu_script/command', { files: [o.output] })).content).toBe(script('old'));
+    expect(inputOf('toolu_short').command).toBe('ls -la /var/log');
+    expect(String(inputOf('toolu_write').content)).toMatch(/^\[ctxvm paged out [\d.]+ KB[\] ]/);
+    expect(inputOf('toolu_write').file_path).toBe('/tmp/notes.md');
+    // the last round trip keeps payloads under the tail's threshold
+    expect(inputOf('toolu_tail').command).toBe(script('tail'));
   });
 
   it('images, thinking and toolUseResult can each be kept', async () => {

@@ -30,6 +30,8 @@ function plan(superseded: boolean): ClaudeTrimPlan {
     relink: new Map(),
     unanswered: new Map(),
     tailThinking: false,
+    // the line is in the current user turn: an error result goes by the tail's threshold
+    errorsKeptFromLine: 1,
   };
 }
 
@@ -72,7 +74,10 @@ describe('payload tokens counted only as far as the decisions go', () => {
           const policy = resolvePolicy(overrides);
           const user: ClaudeLine = { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: superseded ? 'toolu_r' : 'toolu_b', content: result, ...(isError ? { is_error: true } : {}) }] } };
           const assistant: ClaudeLine = { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_w', name: 'Write', input: { file_path: '/x', content: input } }] } };
-          for (const line of [user, assistant]) expect(run(line, policy, superseded, true, legend)).toEqual(run(line, policy, superseded, false, legend));
+          // a command is paged out by its head (commandStub), counted the same way
+          const script = `${input.slice(0, 600).replace(/\n/g, ' ')}\n${input}`;
+          const command: ClaudeLine = { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_c', name: 'Bash', input: { command: script, description: 'run it' } }] } };
+          for (const line of [user, assistant, command]) expect(run(line, policy, superseded, true, legend)).toEqual(run(line, policy, superseded, false, legend));
         },
       ),
       { numRuns: 400 },

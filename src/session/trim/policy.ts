@@ -36,7 +36,7 @@ export interface TrimPolicy {
   excerptShare: number;
   /** At most this many characters of excerpt in one stub (default 120). */
   excerptChars: number;
-  /** Treat tool results flagged `is_error` (or a failed exit) like the tail's: paged out only above `tailPayloadTokens` (default true; with a tail of 0, never). */
+  /** Treat tool results flagged `is_error` of the current user turn (from the last prompt on) like the tail's: paged out only above `tailPayloadTokens` (default true; with a tail of 0, never). Errors of earlier turns page out like any old result, their stub keeping the status and error line. */
   keepErrors: boolean;
   /** Page out all but the newest result of repeated reads of one file (default true). */
   keepNewestReadOnly: boolean;
