@@ -21,6 +21,8 @@ export interface LeanClaudeLoad {
 
 export interface LeanLoadOptions {
   signal?: AbortSignal;
+  /** Also note where the members a trim edits lie (`ClaudeIndex.edits`). */
+  edits?: boolean;
   /** Called with bytes read so far. */
   onProgress?: (bytes: number) => void;
 }
@@ -31,6 +33,7 @@ export async function loadClaudeLean(file: string, options: LeanLoadOptions = {}
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     onLine: (v, raw, meta) => lean.add(v, raw, meta),
+    ...(options.edits ? { edits: true } : {}),
   });
   const context = await reconstructClaudeContext(index, { lean: true, leanValues: lean });
   return { index, lean, context, findings: validateClaudeContext(index, context) };

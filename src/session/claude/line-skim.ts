@@ -104,6 +104,48 @@ const KNOWN_VALUES = ['user', 'assistant', 'system', 'text', 'tool_use', 'tool_r
 const KNOWN_VALUE = createKeyTable(KNOWN_VALUES);
 const LONGEST_VALUE = Math.max(...KNOWN_VALUES.map((v) => v.length));
 
+/**
+ * Where the members a trim edits lie in a line (see `skimClaudeForTrim`'s `edits`): byte offsets
+ * into the line, -1 when absent, `EDIT_SLOTS` numbers a line.
+ */
+export const EditSlot = {
+  /** `message`'s value. */
+  MessageStart: 0,
+  MessageEnd: 1,
+  /** `parentUuid`'s value. */
+  ParentStart: 2,
+  ParentEnd: 3,
+  /**
+   * `toolUseResult`: where its key's opening quote is, where its value starts and ends, and where
+   * the member before it ends (-1 when it is the first).
+   */
+  ResultKey: 4,
+  ResultStart: 5,
+  ResultEnd: 6,
+  ResultAfter: 7,
+  /** `toolUseResult.exitCode` when `EditFact.ExitCode` is set. */
+  ExitCode: 8,
+  /** `EditFact` bits. */
+  Facts: 9,
+} as const;
+export const EDIT_SLOTS = 10;
+
+/** Bits of `EditSlot.Facts`. */
+export const EditFact = {
+  /** `toolUseResult.exitCode` is an integer (in `EditSlot.ExitCode`). */
+  ExitCode: 1,
+  /** `toolUseResult.interrupted` is there; `Interrupted` says whether it is `true`. */
+  HasInterrupted: 2,
+  Interrupted: 4,
+  /** `toolUseResult` holds something these slots cannot say (a repeated field, or one of an odd kind). */
+  ResultUnread: 8,
+  /**
+   * The line must be parsed whole: a member the trim edits (or `ctxvm`) comes twice, or there is a
+   * `payload` member (content the slots do not locate).
+   */
+  Whole: 16,
+} as const;
+
 function malformed(at: number): never {
   throw new SyntaxError(`malformed JSON structure at byte ${at}`);
 }
@@ -374,21 +416,84 @@ class Walk {
     return message;
   }
 
-  line(identity: boolean): ClaudeLine {
+  line(identity: boolean, edits: Int32Array | undefined, at: number): ClaudeLine {
     this.i++;
     const line: Record<string, unknown> = {};
+    if (edits) edits.fill(-1, at, at + EDIT_SLOTS - 1).fill(0, at + EditSlot.Facts, at + EDIT_SLOTS);
     if (this.empty(CLOSE_OBJECT)) return line;
+    let previousEnd = -1;
+    let annotations = 0;
     do {
+      const keyStart = this.i;
       const key = this.key();
       this.colon();
+      const valueStart = this.i;
       if (key === 'message') setOwn(line, key, this.message(1));
       else if (KEPT_TOP.has(key) || (identity && IDENTITY_TOP.has(key))) setOwn(line, key, this.value(1));
-      else {
+      else if (key === 'toolUseResult' && edits) {
+        this.toolUseResult(edits, at);
+        line[key] = true;
+      } else {
         this.skip(1);
         if (PRESENCE_TOP.has(key)) line[key] = true;
       }
+      if (edits) {
+        const slot = key === 'message' ? EditSlot.MessageStart : key === 'parentUuid' ? EditSlot.ParentStart : key === 'toolUseResult' ? EditSlot.ResultKey : -1;
+        if ((key === 'ctxvm' && ++annotations > 1) || key === 'payload') edits[at + EditSlot.Facts]! |= EditFact.Whole;
+        if (slot >= 0) {
+          if (edits[at + slot]! >= 0) edits[at + EditSlot.Facts]! |= EditFact.Whole;
+          if (slot === EditSlot.ResultKey) {
+            edits[at + EditSlot.ResultKey] = keyStart;
+            edits[at + EditSlot.ResultStart] = valueStart;
+            edits[at + EditSlot.ResultEnd] = this.i;
+            edits[at + EditSlot.ResultAfter] = previousEnd;
+          } else {
+            edits[at + slot] = valueStart;
+            edits[at + slot + 1] = this.i;
+          }
+        }
+      }
+      previousEnd = this.i;
     } while (this.more(CLOSE_OBJECT));
     return line as ClaudeLine;
+  }
+
+  /**
+   * Moves past a `toolUseResult` value, noting the two facts a stub reports of it (exit code,
+   * interrupted) in `edits`, or that it holds what the slots cannot say.
+   */
+  toolUseResult(edits: Int32Array, at: number): void {
+    const b = this.b;
+    if (b[this.i] !== OPEN_OBJECT) {
+      // a string or a list of blocks: it has neither fact (a stub reads them off an object only)
+      this.skip(1);
+      return;
+    }
+    this.i++;
+    if (this.empty(CLOSE_OBJECT)) return;
+    let facts = 0;
+    do {
+      const start = this.i;
+      if (b[start] !== QUOTE) malformed(start);
+      const end = this.stringEnd();
+      const name = end - start - 1 === 8 && b.toString('latin1', start + 1, end) === 'exitCode' ? 'exitCode' : end - start - 1 === 11 && b.toString('latin1', start + 1, end) === 'interrupted' ? 'interrupted' : undefined;
+      this.colon();
+      if (name === undefined) {
+        this.skip(2);
+        continue;
+      }
+      const c = b[this.i];
+      const value = c === OPEN_OBJECT || c === OPEN_ARRAY || c === QUOTE ? (this.skip(2), undefined) : this.scalar();
+      if (name === 'exitCode') {
+        if (facts & EditFact.ExitCode || typeof value !== 'number' || (value | 0) !== value) facts |= EditFact.ResultUnread;
+        else {
+          facts |= EditFact.ExitCode;
+          edits[at + EditSlot.ExitCode] = value;
+        }
+      } else if (facts & EditFact.HasInterrupted || typeof value !== 'boolean') facts |= EditFact.ResultUnread;
+      else facts |= EditFact.HasInterrupted | (value ? EditFact.Interrupted : 0);
+    } while (this.more(CLOSE_OBJECT));
+    edits[at + EditSlot.Facts]! |= facts;
   }
 }
 
@@ -401,13 +506,14 @@ function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void
 /**
  * The skeleton of one line, or undefined when the line is not a JSON object (the caller parses it
  * the ordinary way). Long strings are `SkippedString`s into `bytes`. `identity`: also read
- * `sessionId`, `cwd` and `version`. Throws SyntaxError on broken structure.
+ * `sessionId`, `cwd` and `version`. `edits`: where to note, from `at` on, where the members a trim
+ * edits are (`EditSlot`). Throws SyntaxError on broken structure.
  */
-export function skimClaudeForTrim(bytes: Buffer, identity = false): ClaudeLine | undefined {
+export function skimClaudeForTrim(bytes: Buffer, identity = false, edits?: Int32Array, at = 0): ClaudeLine | undefined {
   const walk = new Walk(bytes, bytes.length);
   walk.ws();
   if (bytes[walk.i] !== OPEN_OBJECT) return undefined;
-  const line = walk.line(identity);
+  const line = walk.line(identity, edits, at);
   walk.ws();
   if (walk.i !== bytes.length) malformed(walk.i);
   return line;

@@ -5,7 +5,7 @@
  */
 import { badLineError, readLineBatches, type RawLine, type ReadJsonlOptions } from '../../core/jsonl.js';
 import { skimmedLength, SkippedString } from '../../core/json-skim.js';
-import { skimClaudeForTrim } from './line-skim.js';
+import { EDIT_SLOTS, skimClaudeForTrim } from './line-skim.js';
 import type { ParseError } from '../../errors.js';
 import { LineFlag, LineRecord } from './line-record.js';
 import { contentBlocks, isKnownLineType, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ContentBlock, type ToolResultBlock, type ToolUseBlock } from './types.js';
@@ -81,6 +81,11 @@ export interface ClaudeIndex {
   totalBytes: number;
   /** Line types ctxvm does not know (kept verbatim), by type: how many lines and the first one. */
   unknownTypes?: Map<string, { count: number; firstLine: number }>;
+  /**
+   * When the scan was asked for them: where in each line the members a trim edits lie,
+   * `EDIT_SLOTS` numbers per entry of `lines`, in the same order (line-skim.ts `EditSlot`).
+   */
+  edits?: Int32Array;
 }
 
 /** The input field that identifies a tool call to a person (kept verbatim in stubs). */
@@ -231,10 +236,10 @@ export function countUnknownType(unknownTypes: Map<string, { count: number; firs
  * `identity` says they are still wanted; JSON.parse says why a line is not JSON, or what a
  * non-object is.
  */
-function parseForIndex(raw: RawLine, identity: boolean): unknown {
+function parseForIndex(raw: RawLine, identity: boolean, edits?: Int32Array, at?: number): unknown {
   let skeleton: ClaudeLine | undefined;
   try {
-    skeleton = skimClaudeForTrim(raw.bytes, identity);
+    skeleton = skimClaudeForTrim(raw.bytes, identity, edits, at);
   } catch {
     // broken structure: JSON.parse names the error, below
   }
@@ -249,6 +254,8 @@ export interface ScanOptions extends Pick<ReadJsonlOptions, 'signal'> {
    * long strings `SkippedString`s into `raw.bytes`, which stay valid during the call only.
    */
   onLine?: (value: Record<string, unknown>, raw: RawLine, meta: LineMeta) => void;
+  /** Note where the members a trim edits lie (`ClaudeIndex.edits`). */
+  edits?: boolean;
 }
 
 /** Streams a transcript once and returns its index. Bad lines are collected, not thrown. */
@@ -256,12 +263,19 @@ export async function scanClaudeSession(file: string, options: ScanOptions = {})
   const unknownTypes = new Map<string, { count: number; firstLine: number }>();
   const index: ClaudeIndex = { file, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0, unknownTypes };
   const pool: LinePool = { toolIds: new Map() };
+  let edits = options.edits ? new Int32Array(EDIT_SLOTS * 4096) : undefined;
   const handle = (raw: RawLine, isLast: boolean) => {
     if (raw.isBlank) return;
     index.totalBytes = raw.byteOffset + raw.bytes.length + raw.eol.length;
     let value: ClaudeLine;
+    const at = index.lines.length * EDIT_SLOTS;
+    if (edits && at + EDIT_SLOTS > edits.length) {
+      const grown = new Int32Array(edits.length * 2);
+      grown.set(edits);
+      edits = grown;
+    }
     try {
-      value = parseForIndex(raw, index.sessionId === undefined || index.cwd === undefined || index.version === undefined) as ClaudeLine;
+      value = parseForIndex(raw, index.sessionId === undefined || index.cwd === undefined || index.version === undefined, edits, at) as ClaudeLine;
     } catch (cause) {
       index.badLines.push(badLineError(file, raw, isLast, cause));
       return;
@@ -287,5 +301,6 @@ export async function scanClaudeSession(file: string, options: ScanOptions = {})
     options.onProgress?.(index.totalBytes);
   }
   if (pending) handle(pending, true);
+  if (edits) index.edits = edits.subarray(0, index.lines.length * EDIT_SLOTS);
   return index;
 }

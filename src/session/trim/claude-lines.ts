@@ -18,10 +18,10 @@ import { mayCarryAnnotation } from './annotation.js';
 import { takePrior, type PriorLine } from './compose.js';
 import { withStandInRefs } from './stub.js';
 import type { LineBytes } from './page-out.js';
-import { readPartialLine, type PartialLine } from './partial-line.js';
+import { partialFromEdits, readPartialLine, type PartialLine } from './partial-line.js';
 
 /** What to do with a line: pass it through like a blank line, remove it, or keep it (transformed). */
-export type LineRoute = { kind: 'pass' } | { kind: 'removed'; regions?: readonly number[] | null } | { kind: 'kept'; meta: LineMeta };
+export type LineRoute = { kind: 'pass' } | { kind: 'removed'; regions?: readonly number[] | null } | { kind: 'kept'; meta: LineMeta; edits?: number };
 
 /** A deterministic uuid for the synthetic answer to an assistant line. */
 function syntheticUuid(anchor: string): string {
@@ -60,8 +60,10 @@ export interface ClaudeLineTrimmerOptions {
   policy: TrimPolicy;
   tokens: TokenCounter;
   writer: TrimStreamWriter;
-  /** The plan the lines are trimmed by (folded lines can use a partial one; see `plan`). */
+  /** The plan the lines are trimmed by. */
   plan: ClaudeTrimPlan;
+  /** Where pass 1 noted the members the trim edits (`ClaudeIndex.edits`; a kept route says where its line's notes start). */
+  edits?: Int32Array;
 }
 
 /** Pass 3's state: the writer, lines held back, synthetic parents, counters. */
@@ -81,6 +83,7 @@ export class ClaudeLineTrimmer {
   /** The first stub says how to page in; a file an earlier trim annotated has said it already. */
   readonly #legend = { pending: true };
   readonly #syntheticParent = new Map<string, string>(); // anchor uuid → synthetic uuid
+  readonly #edits: Int32Array | undefined;
   #held: RawLine[] = []; // blank or non-object lines waiting to know whether removed lines follow
 
   constructor(options: ClaudeLineTrimmerOptions) {
@@ -88,6 +91,7 @@ export class ClaudeLineTrimmer {
     this.#input = options.input;
     this.#policy = options.policy;
     this.#writer = options.writer;
+    this.#edits = options.edits;
     const { policy, tokens } = options;
     this.#smallest = Math.min(policy.toolResultTokens, policy.toolInputTokens, ...Object.values(policy.tools).map((t) => t.toolResultTokens ?? Infinity));
     this.#tail = policy.tailPayloadTokens > 0 ? Math.max(this.#smallest, policy.tailPayloadTokens) : Infinity;
@@ -121,10 +125,15 @@ export class ClaudeLineTrimmer {
     return value && typeof value === 'object' && !Array.isArray(value) ? takePrior(raw, value as Record<string, unknown>, this.#input) : undefined;
   }
 
-  /** The line partly read (partial-line.ts), or undefined when it must be parsed whole. */
-  #readPartial(raw: RawLine): PartialLine | undefined {
+  /**
+   * The line partly read (partial-line.ts) — where pass 1 noted its members, when it did — or
+   * undefined when it must be parsed whole.
+   */
+  #readPartial(raw: RawLine, meta: LineMeta, edits: number | undefined): PartialLine | undefined {
+    if (raw.bom) return undefined;
     try {
-      return raw.bom ? undefined : readPartialLine(raw.bytes);
+      const noted = this.#edits && edits !== undefined ? partialFromEdits(raw.bytes, this.#edits, edits, meta.otherType ?? meta.kind) : undefined;
+      return noted ?? readPartialLine(raw.bytes);
     } catch (cause) {
       throw badLineError(this.#input, raw, false, cause);
     }
@@ -164,10 +173,10 @@ export class ClaudeLineTrimmer {
       this.removedLines++;
       return writer.sealDue ? writer.sealIfDue() : undefined;
     }
-    return this.#kept(raw, route.meta);
+    return this.#kept(raw, route.meta, route.edits);
   }
 
-  async #kept(raw: RawLine, meta: LineMeta): Promise<void> {
+  async #kept(raw: RawLine, meta: LineMeta, edits: number | undefined): Promise<void> {
     const writer = this.#writer;
     for (const h of this.#held) await writer.queue({ raw: h, eol: h.eol });
     this.#held = [];
@@ -191,7 +200,7 @@ export class ClaudeLineTrimmer {
       annotation = { d: writer.endRun()! };
     } else if (needsParse) {
       // a line an earlier trim annotated is parsed whole: its annotation is composed, not appended
-      const partial = meta.annotated ? undefined : this.#readPartial(raw);
+      const partial = meta.annotated ? undefined : this.#readPartial(raw, meta, edits);
       value = partial ? partial.value : this.#parse(raw);
       prior = meta.annotated ? takePrior(raw, value as Record<string, unknown>, this.#input) : undefined;
       const dropped = writer.endRun();

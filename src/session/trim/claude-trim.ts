@@ -11,6 +11,7 @@ import { readLineBatches } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
 import type { DriverTrimInput, DriverTrimStats, ValidationFinding } from '../driver.js';
 import { loadClaudeLean } from '../claude/lean-load.js';
+import { EDIT_SLOTS } from '../claude/line-skim.js';
 import type { LineMeta } from '../claude/scan.js';
 import { ClaudeLineTrimmer, type LineRoute } from './claude-lines.js';
 import { ClaudeOutputIndex } from './claude-output-index.js';
@@ -37,7 +38,7 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
 
   // pass 1: the index and the input's findings
   // the lean context goes at once: only the index, the lean lines and the findings are kept
-  const { index, lean, findings: before } = await loadClaudeLean(input, { ...(opts.signal ? { signal: opts.signal } : {}), onProgress: (b) => opts.onProgress?.(b, 0, 1) });
+  const { index, lean, findings: before } = await loadClaudeLean(input, { edits: true, ...(opts.signal ? { signal: opts.signal } : {}), onProgress: (b) => opts.onProgress?.(b, 0, 1) });
   if (index.badLines.length > 0) {
     const first = index.badLines[0]!;
     throw new CtxvmError('E_PARSE', `${first.message}${index.badLines.length > 1 ? ` (and ${index.badLines.length - 1} more bad lines)` : ''}`, {
@@ -47,8 +48,13 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
   }
   if (index.lines.length === 0) throw new CtxvmError('E_PARSE', `${input}: no transcript lines found`, { hint: 'is this a Claude Code session file?' });
   const plan = planClaudeTrim(index, policy);
+  // each line's record and its place in the index (where pass 1's notes on it are)
   const metaByLine = new Map<number, LineMeta>();
-  for (const m of index.lines) metaByLine.set(m.line, m);
+  const slotOf = new Map<number, number>();
+  index.lines.forEach((m, slot) => {
+    metaByLine.set(m.line, m);
+    slotOf.set(m.line, slot);
+  });
 
   const output = new ClaudeOutputIndex(input, metaByLine, lean);
   const writer = await TrimStreamWriter.open(opts.output, opts.store, {
@@ -59,11 +65,11 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
   });
   try {
     // pass 2: filter and stub
-    const trimmer = new ClaudeLineTrimmer({ input, policy, tokens, writer, plan });
+    const trimmer = new ClaudeLineTrimmer({ input, policy, tokens, writer, plan, ...(index.edits ? { edits: index.edits } : {}) });
     for await (const batch of readLineBatches(input, { reuseBuffers: true, ...(opts.signal ? { signal: opts.signal } : {}) })) {
       for (const raw of batch) {
         const meta = metaByLine.get(raw.line);
-        const route: LineRoute = !meta ? { kind: 'pass' } : plan.removed.has(raw.line) ? { kind: 'removed' } : { kind: 'kept', meta };
+        const route: LineRoute = !meta ? { kind: 'pass' } : plan.removed.has(raw.line) ? { kind: 'removed' } : { kind: 'kept', meta, edits: slotOf.get(raw.line)! * EDIT_SLOTS };
         const pending = trimmer.line(raw, route);
         if (pending) await pending;
       }

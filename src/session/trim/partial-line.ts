@@ -9,7 +9,8 @@
  */
 import { keyText, parseSlice, scanObject, type ScannedMember } from '../../core/json-scan.js';
 import { createKeyTable } from '../../core/json-keys.js';
-import { CLAUDE_KEYS } from '../claude/line-skim.js';
+import { CtxvmError } from '../../errors.js';
+import { CLAUDE_KEYS, EditFact, EditSlot } from '../claude/line-skim.js';
 import type { ClaudeLine } from '../claude/types.js';
 import { CONTENT_KEYS } from './lift.js';
 
@@ -95,4 +96,75 @@ export function readPartialLine(bytes: Buffer): PartialLine | undefined {
       return `{${parts.join(',')}}`;
     },
   };
+}
+
+/**
+ * A line read partly where pass 1 noted its members (`ClaudeIndex.edits`, from `at`): nothing is
+ * scanned again. `type` is the line's type (from its record). Undefined when the notes say the
+ * line must be parsed whole. Written back, `message` and `parentUuid` are written anew in place
+ * and a deleted `toolUseResult` is cut out; the rest keeps its bytes.
+ */
+export function partialFromEdits(bytes: Buffer, edits: Int32Array, at: number, type: string): PartialLine | undefined {
+  const facts = edits[at + EditSlot.Facts]!;
+  if (facts & (EditFact.Whole | EditFact.ResultUnread)) return undefined;
+  const slot = (s: number) => edits[at + s]!;
+  const value: Record<string, unknown> = { type };
+  const regions: number[] = [];
+  const messageStart = slot(EditSlot.MessageStart);
+  const resultKey = slot(EditSlot.ResultKey);
+  const parentStart = slot(EditSlot.ParentStart);
+  if (parentStart >= 0) value.parentUuid = parseSlice(bytes, parentStart, slot(EditSlot.ParentEnd));
+  if (messageStart >= 0) value.message = parseSlice(bytes, messageStart, slot(EditSlot.MessageEnd));
+  if (resultKey >= 0) {
+    // what a stub reads of it (claude-transform.ts `statusOf`); a string or a list has neither
+    const known: Record<string, unknown> = {};
+    if (facts & EditFact.ExitCode) known.exitCode = slot(EditSlot.ExitCode);
+    if (facts & EditFact.HasInterrupted) known.interrupted = (facts & EditFact.Interrupted) !== 0;
+    value.toolUseResult = known;
+  }
+  // content regions in the order they are in the line (lift.ts)
+  const content = [
+    ...(messageStart >= 0 ? [[messageStart, slot(EditSlot.MessageEnd)] as const] : []),
+    ...(resultKey >= 0 ? [[slot(EditSlot.ResultStart), slot(EditSlot.ResultEnd)] as const] : []),
+  ].sort((a, b) => a[0] - b[0]);
+  for (const [s, e] of content) regions.push(s, e);
+  const result = value.toolUseResult;
+  return {
+    value: value as ClaudeLine,
+    regions,
+    json() {
+      for (const key of Object.keys(value)) {
+        const had = key === 'type' || (key === 'parentUuid' && parentStart >= 0) || (key === 'message' && messageStart >= 0) || (key === 'toolUseResult' && resultKey >= 0);
+        if (!had) throw new CtxvmError('E_INTERNAL', `the transform set "${key}", which the line did not have: a partly read line cannot write it back`);
+      }
+      const cuts: [number, number, string][] = [];
+      if (messageStart >= 0) cuts.push([messageStart, slot(EditSlot.MessageEnd), JSON.stringify(value.message)]);
+      if (parentStart >= 0) cuts.push([parentStart, slot(EditSlot.ParentEnd), JSON.stringify(value.parentUuid)]);
+      if (resultKey >= 0 && value.toolUseResult !== result) {
+        if (value.toolUseResult !== undefined) throw new CtxvmError('E_INTERNAL', 'the transform replaced toolUseResult, which a partly read line cannot write back');
+        cuts.push(memberCut(bytes, resultKey, slot(EditSlot.ResultEnd), slot(EditSlot.ResultAfter)));
+      }
+      cuts.sort((a, b) => a[0] - b[0]);
+      let text = '';
+      let pos = 0;
+      for (const [s, e, replacement] of cuts) {
+        text += bytes.toString('utf8', pos, s) + replacement;
+        pos = e;
+      }
+      return text + bytes.toString('utf8', pos, bytes.length);
+    },
+  };
+}
+
+/** The bytes to cut to remove the member from `keyStart` to `valueEnd` (with the comma before it, or else after it). */
+function memberCut(bytes: Buffer, keyStart: number, valueEnd: number, previousEnd: number): [number, number, string] {
+  if (previousEnd >= 0) return [previousEnd, valueEnd, ''];
+  // the first member: its comma and the space after it go with it
+  let end = valueEnd;
+  while (end < bytes.length && (bytes[end] === 0x20 || bytes[end] === 0x09)) end++;
+  if (bytes[end] === 0x2c) {
+    end++;
+    while (end < bytes.length && (bytes[end] === 0x20 || bytes[end] === 0x09)) end++;
+  }
+  return [keyStart, end, ''];
 }
