@@ -176,9 +176,9 @@ export class ClaudeLineTrimmer {
     return this.#kept(raw, route.meta, route.edits);
   }
 
-  async #kept(raw: RawLine, meta: LineMeta, edits: number | undefined): Promise<void> {
+  #kept(raw: RawLine, meta: LineMeta, edits: number | undefined): Promise<void> | undefined {
     const writer = this.#writer;
-    for (const h of this.#held) await writer.queue({ raw: h, eol: h.eol });
+    for (const h of this.#held) writer.queue({ raw: h, eol: h.eol });
     this.#held = [];
     const { plan } = this;
     if (meta.annotated) this.#legend.pending = false;
@@ -233,7 +233,7 @@ export class ClaudeLineTrimmer {
         }
       }
     }
-    await writer.queue({
+    writer.queue({
       raw,
       eol: raw.eol,
       ...(value ? { value: value as Record<string, unknown>, ...(json !== undefined ? { json } : {}) } : {}),
@@ -251,16 +251,16 @@ export class ClaudeLineTrimmer {
         const uuid = syntheticUuid(anchor.uuid);
         this.#syntheticParent.set(anchor.uuid, uuid);
         this.counters.syntheticResults += open.length;
-        await writer.queue({ eol: '\n', value: syntheticAnswer(anchor, open, uuid) as Record<string, unknown>, annotation: { s: true } });
+        writer.queue({ eol: '\n', value: syntheticAnswer(anchor, open, uuid) as Record<string, unknown>, annotation: { s: true } });
       }
     }
-    if (writer.sealDue) await writer.sealIfDue();
+    return writer.sealDue ? writer.sealIfDue() : undefined;
   }
 
   /** After the last line: writes what was held back and attaches a trailing run to the last line. */
   async end(): Promise<void> {
     const writer = this.#writer;
-    for (const h of this.#held) await writer.queue({ raw: h, eol: h.eol });
+    for (const h of this.#held) writer.queue({ raw: h, eol: h.eol });
     this.#held = [];
     const trailing = writer.endRun();
     const last = writer.held;

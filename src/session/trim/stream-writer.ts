@@ -3,10 +3,12 @@
  * stream behind it, and the restore annotations that tie the two together.
  *
  * Lines are queued in order and written one step late (so a run of removed lines at the end of
- * the file can still attach to the last line). A line whose stubs or annotation name a pack that
- * is not sealed yet carries that pack's token instead of its address; such lines wait, in order,
- * until the pack is sealed, then the tokens are replaced and the lines written. Packs are sealed
- * every ~1 MiB of page-outs, so only that much output ever waits.
+ * the file can still attach to the last line). A line whose stubs or annotation name a pack whose
+ * address is not known yet carries that pack's token (as many hex digits) instead; such lines
+ * wait, in order, as the bytes they will be written as, with where the tokens are, until the
+ * pack's address comes (packs are hashed off this thread: page-out.ts); then the addresses are
+ * written over the tokens in place and the lines go out. Output is gathered and written ~1 MiB
+ * at a time, so queueing a line is synchronous; callers await `sealIfDue` when `sealDue` says.
  *
  * Finishing seals the last pack, waits for every put, checks the temporary file, references the
  * objects under one holder `trim:<uuid>`, makes them durable and only then commits the file.
@@ -91,7 +93,12 @@ export interface TrimStreamResult {
   holder: string;
 }
 
-type Waiting = { text: string | Buffer; handles: PageOutHandle[]; kind: WrittenKind; origin: number | undefined };
+/** Where a token stands in a line's bytes: the handle's address goes there once known. */
+type Patch = { handle: PageOutHandle; at: number; length: number };
+type Waiting = { data: Buffer; patches: Patch[]; kind: WrittenKind; origin: number | undefined };
+
+/** Output gathered before it is written, bytes. */
+const FLUSH_BYTES = 1 << 20;
 
 
 /** Every handle a line names (sealed or not), once each. */
@@ -123,10 +130,22 @@ function withLastMember(json: string, key: string, value: unknown): string {
   return `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}}`;
 }
 
-/** Replaces a sealed handle's tokens (full, and the 16-digit form stubs show) in `text`. */
-function resolveTokens(text: string, handle: PageOutHandle): string {
-  if (!text.includes(handle.token.slice(0, 16))) return text;
-  return text.replaceAll(handle.token, handle.hash!).replaceAll(handle.token.slice(0, 16), handle.hash!.slice(0, 16));
+/**
+ * Where `handle`'s token stands in `data`: in full (64 hex digits, in annotations) or as the 16 a
+ * stub's reference prints. Tokens are random, so they stand nowhere else.
+ */
+function tokenPatches(data: Buffer, handle: PageOutHandle, out: Patch[]): void {
+  const head = handle.token.slice(0, 16);
+  const rest = handle.token.slice(16);
+  for (let at = data.indexOf(head, 0, 'latin1'); at !== -1; at = data.indexOf(head, at + 16, 'latin1')) {
+    const full = data.length >= at + 64 && data.toString('latin1', at + 16, at + 64) === rest;
+    out.push({ handle, at, length: full ? 64 : 16 });
+  }
+}
+
+/** Writes the address over a token (the handle is sealed). */
+function applyPatch(data: Buffer, p: Patch): void {
+  data.write(p.handle.hash!.slice(0, p.length), p.at, 'latin1');
 }
 
 /** Output file + page-out stream of one trim. */
@@ -141,7 +160,10 @@ export class TrimStreamWriter {
   #held: QueuedLine | undefined;
   #waiting: Waiting[] = [];
   #waitingBytes = 0;
-  #flushing: Promise<void> = Promise.resolve();
+  /** Output ready to be written, in order. */
+  #gathered: Buffer[] = [];
+  #gatheredBytes = 0;
+  #linesOut = 0;
 
   private constructor(writer: JsonlWriter, store: ObjectStore, options: TrimStreamWriterOptions) {
     this.#writer = writer;
@@ -149,7 +171,7 @@ export class TrimStreamWriter {
     this.#maxWaitingBytes = options.maxWaitingBytes ?? 8 * 1024 * 1024;
     this.#what = options.what;
     this.#onWritten = options.onWritten;
-    this.#sink = new PageOutSink(store, { ...options, onSealed: () => this.#flushWaiting() });
+    this.#sink = new PageOutSink(store, { ...options, onSealed: () => this.#drain() });
   }
 
   /** Opens `output` (atomically written; nothing appears until `finish`). */
@@ -279,9 +301,9 @@ export class TrimStreamWriter {
    * Queues a line; the one queued before it is written (or waits for its pack). The line's raw
    * bytes are copied: it is held back, possibly past the read block they are in.
    */
-  async queue(line: QueuedLine): Promise<void> {
+  queue(line: QueuedLine): void {
     if (line.raw) line.origin = line.raw.line;
-    if (this.#held) await this.#emit(this.#held);
+    if (this.#held) this.#emit(this.#held);
     // a re-serialised line whose original is stored (or that has none) never reads its bytes
     // again: most of a live tail's bytes are such lines, and copying them is garbage
     const done = line.value !== undefined && (line.annotation?.o !== undefined || line.annotation?.s === true);
@@ -291,13 +313,14 @@ export class TrimStreamWriter {
     } else this.#held = line.raw ? { ...line, raw: line.raw.detach() } : line;
   }
 
-  /** True when `sealIfDue` has something to do (saves an await per line on hot paths). */
+  /** True when `sealIfDue` has something to do: a pack to seal, or output to write. */
   get sealDue(): boolean {
-    return this.#sink.due || this.#waitingBytes > this.#maxWaitingBytes;
+    return this.#sink.due || this.#waitingBytes > this.#maxWaitingBytes || this.#gatheredBytes >= FLUSH_BYTES;
   }
 
-  /** Seals the open pack when a cut point was passed, or early when too much output waits. */
+  /** Writes what output is gathered, and seals the open pack when a cut point was passed, or early when too much output waits. */
   async sealIfDue(): Promise<void> {
+    if (this.#gatheredBytes >= FLUSH_BYTES) await this.#flush();
     await this.#sink.sealIfDue(this.#waitingBytes > this.#maxWaitingBytes);
   }
 
@@ -306,11 +329,12 @@ export class TrimStreamWriter {
    * (problems make it E_INVALID), references the objects and commits the file.
    */
   async finish(check?: (tempPath: string) => Promise<string[]>): Promise<TrimStreamResult> {
-    if (this.#held) await this.#emit(this.#held);
+    if (this.#held) this.#emit(this.#held);
     this.#held = undefined;
     await this.#sink.finish();
-    await this.#flushWaiting();
+    this.#drain();
     if (this.#waiting.length > 0) throw new CtxvmError('E_INTERNAL', 'trimmed lines still wait for a pack after the last one was sealed');
+    await this.#flush();
     if (check) {
       await this.#writer.flush();
       const problems = await check(this.#writer.tempPath);
@@ -326,7 +350,7 @@ export class TrimStreamWriter {
     // the objects and their references are durable before the trimmed file appears
     await this.#store.flush();
     await this.#writer.close();
-    return { outputBytes: this.#writer.bytes, outputLines: this.#writer.lines, objects: hashes.length, pagedOutBytes: this.#sink.bytesIn, holder };
+    return { outputBytes: this.#writer.bytes, outputLines: this.#linesOut, objects: hashes.length, pagedOutBytes: this.#sink.bytesIn, holder };
   }
 
   /** Discards the output (the target is untouched) and waits for puts in flight. */
@@ -335,18 +359,14 @@ export class TrimStreamWriter {
     await this.#sink.settle();
   }
 
-  async #emit(p: QueuedLine): Promise<void> {
+  /** Renders a queued line and sends it on (out, or to wait for its packs' addresses). */
+  #emit(p: QueuedLine): void {
     if (!p.annotation && p.raw && !p.value) {
       const raw = p.raw;
-      if (this.#waiting.length === 0) {
-        await this.#writer.writeLine(raw);
-        this.#onWritten?.({ data: raw.bytes, kind: 'copy', ...(p.origin !== undefined ? { origin: p.origin } : {}) });
-      } else {
-        const parts = [raw.bytes];
-        if (raw.bom) parts.unshift(UTF8_BOM);
-        if (raw.eol) parts.push(Buffer.from(raw.eol));
-        this.#wait(Buffer.concat(parts), [], 'copy', p.origin);
-      }
+      const parts = [raw.bytes];
+      if (raw.bom) parts.unshift(UTF8_BOM);
+      if (raw.eol) parts.push(Buffer.from(raw.eol));
+      this.#send(Buffer.concat(parts), [], 'copy', p.origin);
       return;
     }
     const draft = p.annotation ?? {};
@@ -373,48 +393,59 @@ export class TrimStreamWriter {
         text = JSON.stringify(value) + p.eol;
       }
     }
-    // stubs were rendered with the token of their pack, which may have been sealed since
-    const open: PageOutHandle[] = [];
-    for (const h of handlesOf(draft, p.stubPack)) {
-      if (h.hash) text = resolveTokens(text, h);
-      else open.push(h);
-    }
-    if (open.length === 0 && this.#waiting.length === 0) await this.#write(text, kind, p.origin);
-    else this.#wait(text, open, kind, p.origin);
+    this.#send(Buffer.from(text, 'utf8'), handlesOf(draft, p.stubPack), kind, p.origin);
   }
 
-  async #write(data: string | Buffer, kind: WrittenKind, origin: number | undefined): Promise<void> {
-    await this.#writer.writeRaw(data);
+  /** Writes `data` over the tokens of `handles` that have their address, and sends it out or makes it wait. */
+  #send(data: Buffer, handles: PageOutHandle[], kind: WrittenKind, origin: number | undefined): void {
+    const patches: Patch[] = [];
+    for (const h of handles) {
+      const found: Patch[] = [];
+      tokenPatches(data, h, found);
+      for (const p of found) {
+        if (h.hash) applyPatch(data, p);
+        else patches.push(p);
+      }
+    }
+    if (patches.length === 0 && this.#waiting.length === 0) this.#out(data, kind, origin);
+    else {
+      this.#waiting.push({ data, patches, kind, origin });
+      this.#waitingBytes += data.length;
+    }
+  }
+
+  /** Gathers a line for the output file, in order. */
+  #out(data: Buffer, kind: WrittenKind, origin: number | undefined): void {
+    this.#gathered.push(data);
+    this.#gatheredBytes += data.length;
+    this.#linesOut++;
     this.#onWritten?.({ data, kind, ...(origin !== undefined ? { origin } : {}) });
   }
 
-  #wait(text: string | Buffer, handles: PageOutHandle[], kind: WrittenKind, origin: number | undefined): void {
-    this.#waiting.push({ text, handles, kind, origin });
-    this.#waitingBytes += text.length;
-  }
-
-  /** Writes, in order, every waiting line whose packs are all sealed now (one drain at a time). */
-  #flushWaiting(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#drainWaiting());
-    return this.#flushing;
-  }
-
-  async #drainWaiting(): Promise<void> {
+  /** Sends out, in order, every waiting line whose packs all have their address now. */
+  #drain(): void {
     while (this.#waiting.length > 0) {
       const entry = this.#waiting[0]!;
-      if (entry.handles.length > 0) {
-        const open: PageOutHandle[] = [];
-        for (const h of entry.handles) {
-          if (h.hash) entry.text = resolveTokens(entry.text as string, h);
-          else open.push(h);
-        }
-        entry.handles = open;
-        if (open.length > 0) return;
+      if (entry.patches.length > 0) {
+        entry.patches = entry.patches.filter((p) => {
+          if (!p.handle.hash) return true;
+          applyPatch(entry.data, p);
+          return false;
+        });
+        if (entry.patches.length > 0) return;
       }
-      // written before it leaves the queue, so a line queued meanwhile waits behind it
-      await this.#write(entry.text, entry.kind, entry.origin);
       this.#waiting.shift();
-      this.#waitingBytes -= entry.text.length;
+      this.#waitingBytes -= entry.data.length;
+      this.#out(entry.data, entry.kind, entry.origin);
     }
+  }
+
+  /** Writes the gathered output to the temporary file. */
+  async #flush(): Promise<void> {
+    if (this.#gatheredBytes === 0) return;
+    const chunk = this.#gathered.length === 1 ? this.#gathered[0]! : Buffer.concat(this.#gathered, this.#gatheredBytes);
+    this.#gathered = [];
+    this.#gatheredBytes = 0;
+    await this.#writer.writeRaw(chunk);
   }
 }
