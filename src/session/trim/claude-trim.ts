@@ -15,6 +15,7 @@ import { EDIT_SLOTS } from '../claude/line-skim.js';
 import type { LineMeta } from '../claude/scan.js';
 import { ClaudeLineTrimmer, type LineRoute } from './claude-lines.js';
 import { ClaudeOutputIndex } from './claude-output-index.js';
+import { regionsFromEdits } from './partial-line.js';
 import { planClaudeTrim } from './claude-plan.js';
 import type { TrimCounters } from './claude-transform.js';
 import { TrimStreamWriter, type TrimStreamWriterOptions } from './stream-writer.js';
@@ -69,7 +70,17 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
     for await (const batch of readLineBatches(input, { reuseBuffers: true, ...(opts.signal ? { signal: opts.signal } : {}) })) {
       for (const raw of batch) {
         const meta = metaByLine.get(raw.line);
-        const route: LineRoute = !meta ? { kind: 'pass' } : plan.removed.has(raw.line) ? { kind: 'removed' } : { kind: 'kept', meta, edits: slotOf.get(raw.line)! * EDIT_SLOTS };
+        let route: LineRoute;
+        if (!meta) route = { kind: 'pass' };
+        else {
+          const notes = slotOf.get(raw.line)! * EDIT_SLOTS;
+          if (!plan.removed.has(raw.line)) route = { kind: 'kept', meta, edits: notes };
+          else {
+            // where its content is, for lifting, from pass 1's notes
+            const regions = index.edits ? regionsFromEdits(index.edits, notes) : undefined;
+            route = { kind: 'removed', ...(regions ? { regions } : {}) };
+          }
+        }
         const pending = trimmer.line(raw, route);
         if (pending) await pending;
       }

@@ -99,6 +99,27 @@ export function readPartialLine(bytes: Buffer): PartialLine | undefined {
 }
 
 /**
+ * The content regions of a line (lift.ts `contentRegions`) from pass 1's notes on it, or
+ * undefined when the notes cannot say (a `payload` member, a repeated one).
+ */
+export function regionsFromEdits(edits: Int32Array, at: number): number[] | undefined {
+  if (edits[at + EditSlot.Facts]! & EditFact.Whole) return undefined;
+  const message = edits[at + EditSlot.MessageStart]!;
+  const result = edits[at + EditSlot.ResultStart]!;
+  const regions: number[] = [];
+  const addMessage = () => regions.push(message, edits[at + EditSlot.MessageEnd]!);
+  const addResult = () => regions.push(result, edits[at + EditSlot.ResultEnd]!);
+  if (message >= 0 && (result < 0 || message < result)) {
+    addMessage();
+    if (result >= 0) addResult();
+  } else if (result >= 0) {
+    addResult();
+    if (message >= 0) addMessage();
+  }
+  return regions;
+}
+
+/**
  * A line read partly where pass 1 noted its members (`ClaudeIndex.edits`, from `at`): nothing is
  * scanned again. `type` is the line's type (from its record). Undefined when the notes say the
  * line must be parsed whole. Written back, `message` and `parentUuid` are written anew in place
@@ -122,12 +143,7 @@ export function partialFromEdits(bytes: Buffer, edits: Int32Array, at: number, t
     if (facts & EditFact.HasInterrupted) known.interrupted = (facts & EditFact.Interrupted) !== 0;
     value.toolUseResult = known;
   }
-  // content regions in the order they are in the line (lift.ts)
-  const content = [
-    ...(messageStart >= 0 ? [[messageStart, slot(EditSlot.MessageEnd)] as const] : []),
-    ...(resultKey >= 0 ? [[slot(EditSlot.ResultStart), slot(EditSlot.ResultEnd)] as const] : []),
-  ].sort((a, b) => a[0] - b[0]);
-  for (const [s, e] of content) regions.push(s, e);
+  regions.push(...regionsFromEdits(edits, at)!);
   const result = value.toolUseResult;
   return {
     value: value as ClaudeLine,

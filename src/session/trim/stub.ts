@@ -124,24 +124,167 @@ export function formatBytes(n: number): string {
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 const ERROR_LINE = /\b(?:error|errors|failed|failure|fatal|exception|traceback|panic|denied|not found|cannot|could not|undefined reference|segmentation fault)\b|^E\s|✗|✘/i;
 
+/**
+ * Where an error-looking line may be: every line ERROR_LINE matches holds a match of this (its
+ * keywords without the closing boundary, which cutting a long line can add; its line start as a
+ * line start of the text). Lines without one are never tested.
+ */
+const ERROR_CANDIDATE = /\b(?:error|errors|failed|failure|fatal|exception|traceback|panic|denied|not found|cannot|could not|undefined reference|segmentation fault)|^E\s|✗|✘/gim;
+
+/** Text without ANSI codes: every sequence starts with ESC, which most payloads have none of. */
+function withoutAnsi(text: string): string {
+  return text.includes('\u001b') ? text.replace(ANSI, '') : text;
+}
+
+/** A line of `clean[from, to)` as quoted: blanks at the end gone, a long indent squeezed, cut at `maxLine`; '' for a blank line. */
+function quotable(clean: string, from: number, to: number, maxLine: number): string {
+  // trimEnd/trimStart strip what \s matches (WhiteSpace and LineTerminator): the same lines as
+  // the regexes /\s+$/ and /^\s+/, without their cost on long lines
+  const line = clean.slice(from, to).trimEnd();
+  if (line === '') return '';
+  const body = line.trimStart();
+  const squeezed = line.length - body.length > 8 ? `        ${body}` : line;
+  return squeezed.length > maxLine ? `${squeezed.slice(0, maxLine)}…` : squeezed;
+}
+
 /** Lines of `text` worth quoting: ANSI codes gone, runs of blanks squeezed, long lines cut. */
 function quotableLines(text: string, maxLine: number): string[] {
   const out: string[] = [];
-  // every ANSI sequence starts with ESC: most payloads have none, and skip the regex
-  const clean = text.includes('\u001b') ? text.replace(ANSI, '') : text;
+  const clean = withoutAnsi(text);
   for (let from = 0; from <= clean.length; ) {
     let nl = clean.indexOf('\n', from);
     if (nl === -1) nl = clean.length;
-    // trimEnd/trimStart strip what \s matches (WhiteSpace and LineTerminator): the same lines as
-    // the regexes /\s+$/ and /^\s+/, without their cost on long lines
-    const line = clean.slice(from, nl).trimEnd();
+    const line = quotable(clean, from, nl, maxLine);
     from = nl + 1;
-    if (line === '') continue;
-    const body = line.trimStart();
-    const squeezed = line.length - body.length > 8 ? `        ${body}` : line;
-    out.push(squeezed.length > maxLine ? `${squeezed.slice(0, maxLine)}…` : squeezed);
+    if (line !== '') out.push(line);
   }
   return out;
+}
+
+/**
+ * The quotable lines of a long text (`quotableLines`), read from either end only as far as asked:
+ * a stub quotes a few lines of outputs of megabytes. `skip`: the start of a line left out.
+ */
+class LinesFromEnds {
+  /** Where the next line read from the front starts, and where the one read from the back ends. */
+  front = 0;
+  back: number;
+  constructor(
+    readonly clean: string,
+    readonly maxLine: number,
+    readonly skip = -1,
+  ) {
+    this.back = clean.length;
+  }
+
+  /** The next line from the front, undefined past the back. */
+  fromFront(): string | undefined {
+    while (this.front <= this.back && this.front <= this.clean.length) {
+      const from = this.front;
+      let nl = this.clean.indexOf('\n', from);
+      if (nl === -1 || nl > this.back) nl = this.back;
+      this.front = nl + 1;
+      if (from === this.skip) continue;
+      const line = quotable(this.clean, from, nl, this.maxLine);
+      if (line !== '') return line;
+    }
+    return undefined;
+  }
+
+  /** The next line from the back, undefined past the front. */
+  fromBack(): string | undefined {
+    while (this.back >= this.front && this.back >= 0) {
+      const to = this.back;
+      const from = to > 0 ? this.clean.lastIndexOf('\n', to - 1) + 1 : 0;
+      this.back = from - 1;
+      if (from < this.front || from === this.skip) continue;
+      const line = quotable(this.clean, from, to, this.maxLine);
+      if (line !== '') return line;
+    }
+    return undefined;
+  }
+}
+
+/** The first error-looking quotable line of `clean` and where it starts, or undefined. */
+function firstErrorLine(clean: string, maxLine: number): { line: string; start: number } | undefined {
+  const candidates = new RegExp(ERROR_CANDIDATE.source, ERROR_CANDIDATE.flags);
+  for (let m = candidates.exec(clean); m !== null; m = candidates.exec(clean)) {
+    const start = m.index > 0 ? clean.lastIndexOf('\n', m.index - 1) + 1 : 0;
+    let end = clean.indexOf('\n', m.index);
+    if (end === -1) end = clean.length;
+    const line = quotable(clean, start, end, maxLine);
+    if (line !== '' && ERROR_LINE.test(line)) return { line, start };
+    candidates.lastIndex = end + 1;
+  }
+  return undefined;
+}
+
+/** Takes lines from `next` (in the order it gives them) until `budget` characters are spent. */
+function takeFrom(next: () => string | undefined, budget: number): string[] {
+  const out: string[] = [];
+  let left = budget;
+  for (let l = next(); l !== undefined; l = next()) {
+    if (l.length + 1 > left) {
+      if (out.length === 0 && left >= 24) out.push(`${l.slice(0, left - 1)}…`);
+      break;
+    }
+    out.push(l);
+    left -= l.length + 1;
+  }
+  return out;
+}
+
+/** Texts longer than this are excerpted from their ends (`LinesFromEnds`), characters. */
+const LONG_TEXT = 16 * 1024;
+
+/** `excerpt` of a long text, reading only the lines it quotes (and looking for an error line). */
+function excerptOfLong(text: string, chars: number, shape: ExcerptShape): string {
+  const maxLine = Math.max(24, Math.min(chars, 160));
+  const clean = withoutAnsi(text);
+  // all of it when it all fits (it rarely does: it is long)
+  const all = new LinesFromEnds(clean, maxLine);
+  const first: string[] = [];
+  let length = -1;
+  for (let l = all.fromFront(); l !== undefined && length <= chars; l = all.fromFront()) {
+    first.push(l);
+    length += l.length + 1;
+  }
+  if (first.length === 0) return '';
+  if (length <= chars) return first.join('\n');
+  const parts: string[] = [];
+  let budget = chars;
+  const err = firstErrorLine(clean, maxLine);
+  if (err) {
+    const e = takeFrom(oneOf([err.line]), Math.min(budget, 160));
+    parts.push(...e);
+    budget -= e.join('\n').length + 1;
+  }
+  const rest = new LinesFromEnds(clean, maxLine, err?.start ?? -1);
+  if (shape === 'head') parts.push(...takeFrom(() => rest.fromFront(), budget - 2), '…');
+  else if (shape === 'tail') parts.push('…', ...takeFrom(() => rest.fromBack(), budget - 2).reverse());
+  else {
+    // the tail starts after the lines the head took: a line the head looked at and left is the tail's
+    const head: string[] = [];
+    let left = Math.floor(budget / 2) - 2;
+    for (let at = rest.front, l = rest.fromFront(); l !== undefined; at = rest.front, l = rest.fromFront()) {
+      if (l.length + 1 > left) {
+        if (head.length === 0 && left >= 24) head.push(`${l.slice(0, left - 1)}…`);
+        else rest.front = at;
+        break;
+      }
+      head.push(l);
+      left -= l.length + 1;
+    }
+    const tail = takeFrom(() => rest.fromBack(), budget - head.join('\n').length - 3).reverse();
+    parts.push(...head, '…', ...tail);
+  }
+  return parts.join('\n');
+}
+
+/** A line source over a list. */
+function oneOf(lines: string[]): () => string | undefined {
+  let i = 0;
+  return () => lines[i++];
 }
 
 /** Takes lines from `lines` (in the given order) until `budget` characters are spent. */
@@ -165,6 +308,7 @@ function take(lines: string[], budget: number): string[] {
  */
 export function excerpt(text: string, chars: number, shape: ExcerptShape = 'head-tail'): string {
   if (chars < 24 || !text) return '';
+  if (text.length > LONG_TEXT) return excerptOfLong(text, chars, shape);
   const lines = quotableLines(text, Math.max(24, Math.min(chars, 160)));
   if (lines.length === 0) return '';
   const whole = lines.join('\n');
