@@ -7,17 +7,14 @@
  * restore annotation, so `restoreSession` rebuilds the input byte for byte. The output is indexed
  * as it is written (claude-output-index.ts) and judged by its findings before it is committed.
  */
-import { readLineBatches } from '../../core/jsonl.js';
 import { CtxvmError } from '../../errors.js';
 import type { DriverTrimInput, DriverTrimStats, ValidationFinding } from '../driver.js';
 import { loadClaudeLean } from '../claude/lean-load.js';
-import { EDIT_SLOTS } from '../claude/line-skim.js';
 import type { LineMeta } from '../claude/scan.js';
-import { ClaudeLineTrimmer, type LineRoute } from './claude-lines.js';
 import { ClaudeOutputIndex } from './claude-output-index.js';
-import { regionsFromEdits } from './partial-line.js';
 import { planClaudeTrim } from './claude-plan.js';
 import type { TrimCounters } from './claude-transform.js';
+import { trimClaudeRange } from './claude-range.js';
 import { TrimStreamWriter, type TrimStreamWriterOptions } from './stream-writer.js';
 
 /** Same shape as every driver's trim input (see ../driver.ts). */
@@ -66,27 +63,17 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
   });
   try {
     // pass 2: filter and stub
-    const trimmer = new ClaudeLineTrimmer({ input, policy, tokens, writer, plan, ...(index.edits ? { edits: index.edits } : {}) });
-    for await (const batch of readLineBatches(input, { reuseBuffers: true, ...(opts.signal ? { signal: opts.signal } : {}) })) {
-      for (const raw of batch) {
-        const meta = metaByLine.get(raw.line);
-        let route: LineRoute;
-        if (!meta) route = { kind: 'pass' };
-        else {
-          const notes = slotOf.get(raw.line)! * EDIT_SLOTS;
-          if (!plan.removed.has(raw.line)) route = { kind: 'kept', meta, edits: notes };
-          else {
-            // where its content is, for lifting, from pass 1's notes
-            const regions = index.edits ? regionsFromEdits(index.edits, notes) : undefined;
-            route = { kind: 'removed', ...(regions ? { regions } : {}) };
-          }
-        }
-        const pending = trimmer.line(raw, route);
-        if (pending) await pending;
-      }
-      opts.onProgress?.(batch[batch.length - 1]!.byteOffset, index.totalBytes, 3);
-    }
-    await trimmer.end();
+    const result = await trimClaudeRange({
+      input,
+      policy,
+      tokens,
+      plan,
+      lines: { meta: (line) => metaByLine.get(line), slot: (line) => slotOf.get(line) },
+      ...(index.edits ? { edits: index.edits } : {}),
+      writer,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      onProgress: (b) => opts.onProgress?.(b, index.totalBytes, 3),
+    });
     let after: ValidationFinding[] = [];
     const done = await writer.finish(async (temp) => {
       after = await output.findings();
@@ -98,11 +85,11 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
       inputLines: index.lines.length,
       outputBytes: done.outputBytes,
       outputLines: done.outputLines,
-      removedLines: trimmer.removedLines,
-      changedLines: trimmer.changedLines,
+      removedLines: result.removedLines,
+      changedLines: result.changedLines,
       objects: done.objects,
       pagedOutBytes: done.pagedOutBytes,
-      counters: trimmer.counters,
+      counters: result.counters,
       holder: done.holder,
       findings: { before, after },
     };
