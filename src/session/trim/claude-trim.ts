@@ -8,7 +8,7 @@
  * as it is written (claude-output-index.ts) and judged by its findings before it is committed.
  */
 import { CtxvmError } from '../../errors.js';
-import type { DriverTrimInput, DriverTrimStats, ValidationFinding } from '../driver.js';
+import type { DriverTrimInput, DriverTrimStats } from '../driver.js';
 import { loadClaudeLean } from '../claude/lean-load.js';
 import type { LineMeta } from '../claude/scan.js';
 import { ClaudeOutputIndex } from './claude-output-index.js';
@@ -74,12 +74,11 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
       ...(opts.signal ? { signal: opts.signal } : {}),
       onProgress: (b) => opts.onProgress?.(b, index.totalBytes, 3),
     });
-    let after: ValidationFinding[] = [];
-    const done = await writer.finish(async (temp) => {
-      after = await output.findings();
-      opts.judge?.(before, after);
-      return opts.check ? opts.check(temp) : [];
-    });
+    // the output's findings, while the last packs are still being stored
+    writer.endLines();
+    const after = await output.findings();
+    opts.judge?.(before, after);
+    const done = await writer.finish(opts.check);
     return {
       inputBytes: index.totalBytes,
       inputLines: index.lines.length,

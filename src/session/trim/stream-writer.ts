@@ -62,9 +62,12 @@ export interface QueuedLine {
  */
 export type WrittenKind = 'copy' | 'annotated' | 'serialized';
 
-/** One line as it reached the output file, for observers that index the output as it is written. */
+/**
+ * One line of the output, in order, as soon as it is rendered — for observers that index the
+ * output as it is written. Addresses of packs not sealed yet are still tokens in it.
+ */
 export interface WrittenLine {
-  /** The line's bytes as written (a copied line's may leave out its BOM and terminator). */
+  /** The line's bytes (a copied line's may leave out its BOM and terminator). */
   data: string | Buffer;
   kind: WrittenKind;
   /** The input line it came from (undefined for a line ctxvm inserted). */
@@ -77,7 +80,7 @@ export interface TrimStreamWriterOptions extends Omit<PageOutOptions, 'onSealed'
   maxWaitingBytes?: number;
   /** What the file is, for error messages ("transcript", "rollout"). */
   what: string;
-  /** Called with every line in the order it is written to the output. */
+  /** Called with every line of the output, in order, as soon as it is rendered (see `WrittenLine`). */
   onWritten?: (line: WrittenLine) => void;
 }
 
@@ -325,12 +328,20 @@ export class TrimStreamWriter {
   }
 
   /**
+   * Renders the line held back: every line of the output has been seen by `onWritten` once this
+   * returns, while packs may still be stored. No line may be queued after it.
+   */
+  endLines(): void {
+    if (this.#held) this.#emit(this.#held);
+    this.#held = undefined;
+  }
+
+  /**
    * Writes the held line, seals and stores everything, checks the temporary file with `check`
    * (problems make it E_INVALID), references the objects and commits the file.
    */
   async finish(check?: (tempPath: string) => Promise<string[]>): Promise<TrimStreamResult> {
-    if (this.#held) this.#emit(this.#held);
-    this.#held = undefined;
+    this.endLines();
     await this.#sink.finish();
     this.#drain();
     if (this.#waiting.length > 0) throw new CtxvmError('E_INTERNAL', 'trimmed lines still wait for a pack after the last one was sealed');
@@ -398,6 +409,7 @@ export class TrimStreamWriter {
 
   /** Writes `data` over the tokens of `handles` that have their address, and sends it out or makes it wait. */
   #send(data: Buffer, handles: PageOutHandle[], kind: WrittenKind, origin: number | undefined): void {
+    this.#onWritten?.({ data, kind, ...(origin !== undefined ? { origin } : {}) });
     const patches: Patch[] = [];
     for (const h of handles) {
       const found: Patch[] = [];
@@ -419,7 +431,6 @@ export class TrimStreamWriter {
     this.#gathered.push(data);
     this.#gatheredBytes += data.length;
     this.#linesOut++;
-    this.#onWritten?.({ data, kind, ...(origin !== undefined ? { origin } : {}) });
   }
 
   /** Sends out, in order, every waiting line whose packs all have their address now. */
