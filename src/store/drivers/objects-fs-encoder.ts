@@ -31,7 +31,9 @@ parentPort.on('message', (job) => {
         chunkSize: chunkSizeFor(data.length),
       });
     } else if (job.codec === 'gzip') payload = zlib.gzipSync(data, { level: job.level, chunkSize: chunkSizeFor(data.length) });
-    parentPort.postMessage({ id: job.id, hash, payload });
+    // handed over, not copied: this thread then holds no output waiting for a collection of its own
+    if (payload && (payload.byteOffset !== 0 || payload.buffer.byteLength !== payload.length)) payload = Buffer.from(payload);
+    parentPort.postMessage({ id: job.id, hash, payload }, payload ? [payload.buffer] : []);
   } catch (error) {
     parentPort.postMessage({ id: job.id, error: String((error && error.message) || error) });
   }
