@@ -1,0 +1,100 @@
+/**
+ * Every open task (todo or doing) of a user, whole rows, remembered per store and records
+ * version. A context rebuild needs all of them: it checks every open title against the query (no
+ * task the query names may be left out of its pool) and takes the soonest due, the most recently
+ * updated and the most important of them. Read in the rebuild's statements, each of those
+ * orderings visited every open task again (an `IN` over two statuses cannot walk an index in
+ * order), and their rows were read again with them: most of a rebuild's SQL time with a few
+ * hundred open tasks. Open tasks change only with a write of a memory record, which bumps
+ * `records_version` in the same transaction; the version is read first, so the rows are at least
+ * as new as the version they are kept under, and another process's write bumps it too.
+ */
+import type { OpenTaskTitle } from '../memory-store.js';
+import type { TaskStatus } from '../model.js';
+import type { StoreContext, UserScope } from './context.js';
+import { num, optStr, str, type Row } from './rows.js';
+
+/** The columns of a task row, as `taskFromRow` reads them. */
+export const TASK_COLUMNS = ['id', 'seq', 'title', 'status', 'priority', 'due_at_ms', 'due_phrase', 'project_id', 'created_at_ms', 'updated_at_ms', 'source_turn_ids', 'confidence'];
+
+/** A user's open tasks as of one records version. */
+export interface OpenTasks {
+  /** Rows of `TASK_COLUMNS`, by id. */
+  readonly byId: ReadonlyMap<string, Row>;
+  /** Id, title, project and status of each, in `listTasks` order. */
+  readonly titles: readonly OpenTaskTitle[];
+  /**
+   * Ids of the `n` first of each of the pool's orderings of open tasks: due soonest (todo, and
+   * doing), most recently updated, most recently updated of high or urgent priority. The same
+   * sets as the `ORDER BY … LIMIT n` subqueries they replace (ties broken by the unique `seq`).
+   */
+  firstOfOrderings(n: number): readonly string[];
+}
+
+/** Users whose open tasks are remembered per store (all forgotten when full). */
+const USERS_PER_STORE = 1000;
+const OPEN = "status IN ('todo', 'doing')";
+
+// Per store context (a transaction's bound context has its own, dropped with it): no user's
+// rows are ever shared between two stores.
+const remembered = new WeakMap<StoreContext, Map<string, { version: number; tasks: OpenTasks }>>();
+
+/** The user's open tasks, read again only when their records version moved (see the module comment). */
+export async function openTasks(scope: UserScope): Promise<OpenTasks> {
+  const { db } = scope.ctx;
+  const row = await db.get<Row>('SELECT records_version FROM memory_versions WHERE user_id = ?', [scope.userId]);
+  const version = num(row?.records_version);
+  let users = remembered.get(scope.ctx);
+  if (!users) remembered.set(scope.ctx, (users = new Map()));
+  const known = users.get(scope.userId);
+  if (known && known.version === version) return known.tasks;
+  const rows = await db.all<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND ${OPEN}`, [scope.userId]);
+  const tasks = openTasksOf(rows);
+  if (users.size >= USERS_PER_STORE && !users.has(scope.userId)) users.clear();
+  users.set(scope.userId, { version, tasks });
+  return tasks;
+}
+
+function openTasksOf(rows: readonly Row[]): OpenTasks {
+  const sorted = [...rows].sort(listOrder);
+  const titles = sorted.map((r) => ({ id: str(r.id), title: str(r.title), status: str(r.status) as TaskStatus, projectId: optStr(r.project_id) }));
+  const firsts = new Map<number, readonly string[]>();
+  return {
+    byId: new Map(rows.map((r) => [str(r.id), r])),
+    titles,
+    firstOfOrderings(n) {
+      let ids = firsts.get(n);
+      if (!ids) firsts.set(n, (ids = orderingsOf(rows, n)));
+      return ids;
+    },
+  };
+}
+
+function orderingsOf(rows: readonly Row[], n: number): string[] {
+  const dueFirst = (a: Row, b: Row) => num(a.due_at_ms) - num(b.due_at_ms) || num(a.seq) - num(b.seq);
+  const newestFirst = (a: Row, b: Row) => num(b.updated_at_ms) - num(a.updated_at_ms) || num(b.seq) - num(a.seq);
+  const dated = rows.filter((r) => r.due_at_ms !== null && r.due_at_ms !== undefined);
+  const first = (list: Row[], order: (a: Row, b: Row) => number) => list.sort(order).slice(0, n);
+  const chosen = [
+    ...first(dated.filter((r) => r.status === 'todo'), dueFirst),
+    ...first(dated.filter((r) => r.status === 'doing'), dueFirst),
+    ...first([...rows], newestFirst),
+    ...first(rows.filter((r) => r.priority === 'high' || r.priority === 'urgent'), newestFirst),
+  ];
+  return [...new Set(chosen.map((r) => str(r.id)))];
+}
+
+/** `listTasks`' order: open tasks first by due time (undated last), then the rest by update time, newest first. */
+export function listOrder(a: Row, b: Row): number {
+  const openA = a.status === 'todo' || a.status === 'doing';
+  const openB = b.status === 'todo' || b.status === 'doing';
+  if (openA !== openB) return openA ? -1 : 1;
+  if (openA) {
+    const undatedA = a.due_at_ms === null || a.due_at_ms === undefined;
+    const undatedB = b.due_at_ms === null || b.due_at_ms === undefined;
+    if (undatedA !== undatedB) return undatedA ? 1 : -1;
+    const due = undatedA ? 0 : num(a.due_at_ms) - num(b.due_at_ms);
+    if (due !== 0) return due;
+  }
+  return num(b.updated_at_ms) - num(a.updated_at_ms) || num(b.seq) - num(a.seq);
+}
