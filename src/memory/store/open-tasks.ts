@@ -7,11 +7,13 @@
  * order), and their rows were read again with them: most of a rebuild's SQL time with a few
  * hundred open tasks. Open tasks change only with a write of a memory record, which bumps
  * `records_version` in the same transaction; the version is read first, so the rows are at least
- * as new as the version they are kept under, and another process's write bumps it too.
+ * as new as the version they are kept under, and another process's write bumps it too. The
+ * store's own writes of tasks are followed (`followTaskWrite`): between them nothing is read
+ * again, so the manager's match of a change request against every open task reads none either.
  */
 import type { OpenTaskTitle } from '../memory-store.js';
 import type { TaskStatus } from '../model.js';
-import type { StoreContext, UserScope } from './context.js';
+import type { RecordsVersions, StoreContext, UserScope, WriteScope } from './context.js';
 import { num, optStr, str, type Row } from './rows.js';
 
 /** The columns of a task row, as `taskFromRow` reads them. */
@@ -19,7 +21,9 @@ export const TASK_COLUMNS = ['id', 'seq', 'title', 'status', 'priority', 'due_at
 
 /** A user's open tasks as of one records version. */
 export interface OpenTasks {
-  /** Rows of `TASK_COLUMNS`, by id. */
+  /** Rows of `TASK_COLUMNS`. */
+  readonly rows: readonly Row[];
+  /** The same, by id. */
   readonly byId: ReadonlyMap<string, Row>;
   /** Id, title, project and status of each, in `listTasks` order. */
   readonly titles: readonly OpenTaskTitle[];
@@ -41,14 +45,13 @@ const remembered = new WeakMap<StoreContext, Map<string, { version: number; task
 
 /** The user's open tasks, read again only when their records version moved (see the module comment). */
 export async function openTasks(scope: UserScope): Promise<OpenTasks> {
-  const { db } = scope.ctx;
-  const row = await db.get<Row>('SELECT records_version FROM memory_versions WHERE user_id = ?', [scope.userId]);
+  const row = await scope.ctx.db.get<Row>('SELECT records_version FROM memory_versions WHERE user_id = ?', [scope.userId]);
   const version = num(row?.records_version);
   let users = remembered.get(scope.ctx);
   if (!users) remembered.set(scope.ctx, (users = new Map()));
   const known = users.get(scope.userId);
   if (known && known.version === version) return known.tasks;
-  const rows = await db.all<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND ${OPEN}`, [scope.userId]);
+  const rows = await scope.ctx.db.all<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND ${OPEN}`, [scope.userId]);
   const tasks = openTasksOf(rows);
   if (users.size >= USERS_PER_STORE && !users.has(scope.userId)) users.clear();
   users.set(scope.userId, { version, tasks });
@@ -60,6 +63,7 @@ function openTasksOf(rows: readonly Row[]): OpenTasks {
   const titles = sorted.map((r) => ({ id: str(r.id), title: str(r.title), status: str(r.status) as TaskStatus, projectId: optStr(r.project_id) }));
   const firsts = new Map<number, readonly string[]>();
   return {
+    rows,
     byId: new Map(rows.map((r) => [str(r.id), r])),
     titles,
     firstOfOrderings(n) {
@@ -68,6 +72,41 @@ function openTasksOf(rows: readonly Row[]): OpenTasks {
       return ids;
     },
   };
+}
+
+/**
+ * Lets the open tasks remembered for `scope`'s user follow a write of this store to the tasks
+ * `ids`: their rows as the write leaves them are read in its transaction, and once it has
+ * committed, what was remembered for the version before it becomes what is remembered for the
+ * version after it. Anything else (a write of another store or process, one that did not say
+ * which tasks it changed) moves the version on without this, and the tasks are read again.
+ */
+export async function followTaskWrite(w: WriteScope, scope: UserScope, ids: readonly string[]): Promise<void> {
+  const rows = new Map<string, Row | undefined>();
+  for (const id of ids) rows.set(id, await w.tx.get<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND id = ?`, [w.userId, id]));
+  // A unit's writes are remembered by the store's own context, once the unit has committed.
+  const ctx = scope.ctx.outer ?? scope.ctx;
+  w.afterCommit((records) => tasksWritten(ctx, scope.userId, records, rows));
+}
+
+/** `followTaskWrite` for a write of other records (facts, decisions, projects): the open tasks stay as they are. */
+export function followRecordWrite(w: WriteScope, scope: UserScope): void {
+  const ctx = scope.ctx.outer ?? scope.ctx;
+  w.afterCommit((records) => tasksWritten(ctx, scope.userId, records, new Map()));
+}
+
+function tasksWritten(ctx: StoreContext, userId: string, records: RecordsVersions, written: ReadonlyMap<string, Row | undefined>): void {
+  const users = remembered.get(ctx);
+  const known = users?.get(userId);
+  if (!users || !known || records.after === records.before) return;
+  if (known.version !== records.before) {
+    users.delete(userId); // something else wrote in between
+    return;
+  }
+  if (written.size === 0) return void users.set(userId, { version: records.after, tasks: known.tasks });
+  const rows = known.tasks.rows.filter((r) => !written.has(str(r.id)));
+  for (const row of written.values()) if (row && (row.status === 'todo' || row.status === 'doing')) rows.push(row);
+  users.set(userId, { version: records.after, tasks: openTasksOf(rows) });
 }
 
 function orderingsOf(rows: readonly Row[], n: number): string[] {

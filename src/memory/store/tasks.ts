@@ -9,7 +9,7 @@ import type { Task, TaskPriority, TaskStatus } from '../model.js';
 import { flushTouches } from './access.js';
 import { write, type UserScope, type WriteScope } from './context.js';
 import { newRecordId } from './ids.js';
-import { openTasks } from './open-tasks.js';
+import { followTaskWrite, openTasks } from './open-tasks.js';
 import { distinctIds, idList, num, optNum, optStr, placeholders, str, withSource, type Row } from './rows.js';
 
 const STATUSES: readonly TaskStatus[] = ['todo', 'doing', 'done', 'cancelled'];
@@ -106,6 +106,7 @@ export async function createTask(scope: UserScope, input: NewTask, turnId?: stri
     );
     await w.history('task', task.id, '*', undefined, task, turnId);
     await w.index('task', task.id, title);
+    await followTaskWrite(w, scope, [task.id]);
     return task;
   });
 }
@@ -127,6 +128,7 @@ export async function updateTask(scope: UserScope, id: string, patch: TaskPatch,
       [...changed.map((f) => updated[f] as SqlValue), w.atMs, JSON.stringify(updated.sourceTurnIds), w.userId, id],
     );
     if (changed.includes('title')) await w.index('task', id, updated.title);
+    await followTaskWrite(w, scope, [id]);
     return updated;
   });
 }
@@ -142,6 +144,7 @@ export async function deleteTask(scope: UserScope, id: string, turnId?: string |
     await w.tx.run("DELETE FROM memory_access WHERE user_id = ? AND kind = 'task' AND record_id = ?", [w.userId, id]);
     await w.unindex('task', id);
     await w.history('task', id, '*', task, undefined, turnId);
+    await followTaskWrite(w, scope, [id]);
     return true;
   });
 }
@@ -188,9 +191,9 @@ export async function listTasks(scope: UserScope, options: ListTasksOptions = {}
 
 /**
  * `UserMemoryStore.openTaskTitles`: the open tasks in `listTasks` order, four columns each. The
- * manager reads these on every message that completes or changes a task it does not know yet;
- * they come from the open tasks the rebuilds read too, remembered per records version (see
- * open-tasks.ts): between two writes of a record, no statement at all.
+ * manager reads these on every message that completes or changes a task it does not know yet:
+ * they come from the open tasks the store remembers per records version and carries over its own
+ * writes (open-tasks.ts), so such a message reads no task at all.
  */
 export async function openTaskTitles(scope: UserScope, limit: number): Promise<OpenTaskTitle[]> {
   const n = Math.max(0, Math.floor(limit));
