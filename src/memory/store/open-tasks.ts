@@ -41,7 +41,7 @@ const OPEN = "status IN ('todo', 'doing')";
 
 // Per store context (a transaction's bound context has its own, dropped with it): no user's
 // rows are ever shared between two stores.
-const remembered = new WeakMap<StoreContext, Map<string, { version: number; tasks: OpenTasks }>>();
+const remembered = new WeakMap<StoreContext, Map<string, { version: number; tasks: OpenTasksOf }>>();
 
 /** The user's open tasks, read again only when their records version moved (see the module comment). */
 export async function openTasks(scope: UserScope): Promise<OpenTasks> {
@@ -58,20 +58,47 @@ export async function openTasks(scope: UserScope): Promise<OpenTasks> {
   return tasks;
 }
 
-function openTasksOf(rows: readonly Row[]): OpenTasks {
-  const sorted = [...rows].sort(listOrder);
-  const titles = sorted.map((r) => ({ id: str(r.id), title: str(r.title), status: str(r.status) as TaskStatus, projectId: optStr(r.project_id) }));
-  const firsts = new Map<number, readonly string[]>();
-  return {
-    rows,
-    byId: new Map(rows.map((r) => [str(r.id), r])),
-    titles,
-    firstOfOrderings(n) {
-      let ids = firsts.get(n);
-      if (!ids) firsts.set(n, (ids = orderingsOf(rows, n)));
-      return ids;
-    },
-  };
+function openTasksOf(rows: readonly Row[], inOrder?: readonly Row[]): OpenTasksOf {
+  return new OpenTasksOf(rows, inOrder);
+}
+
+/**
+ * `OpenTasks` over rows, each view worked out when first asked for: a write that follows them
+ * (`tasksWritten`) may be followed by another before anyone reads them.
+ */
+class OpenTasksOf implements OpenTasks {
+  private map: ReadonlyMap<string, Row> | undefined;
+  private list: readonly OpenTaskTitle[] | undefined;
+  private readonly firsts = new Map<number, readonly string[]>();
+
+  constructor(
+    readonly rows: readonly Row[],
+    /** The rows in `listTasks` order, when known. */
+    private ordered?: readonly Row[],
+  ) {}
+
+  get byId(): ReadonlyMap<string, Row> {
+    return (this.map ??= new Map(this.rows.map((r) => [str(r.id), r])));
+  }
+
+  get titles(): readonly OpenTaskTitle[] {
+    return (this.list ??= this.inOrder().map((r) => ({ id: str(r.id), title: str(r.title), status: str(r.status) as TaskStatus, projectId: optStr(r.project_id) })));
+  }
+
+  firstOfOrderings(n: number): readonly string[] {
+    let ids = this.firsts.get(n);
+    if (!ids) this.firsts.set(n, (ids = orderingsOf(this.rows, n)));
+    return ids;
+  }
+
+  inOrder(): readonly Row[] {
+    return (this.ordered ??= [...this.rows].sort(listOrder));
+  }
+
+  /** The rows in `listTasks` order if they were put in it already. */
+  inOrderIfKnown(): readonly Row[] | undefined {
+    return this.ordered;
+  }
 }
 
 /**
@@ -104,9 +131,24 @@ function tasksWritten(ctx: StoreContext, userId: string, records: RecordsVersion
     return;
   }
   if (written.size === 0) return void users.set(userId, { version: records.after, tasks: known.tasks });
-  const rows = known.tasks.rows.filter((r) => !written.has(str(r.id)));
-  for (const row of written.values()) if (row && (row.status === 'todo' || row.status === 'doing')) rows.push(row);
-  users.set(userId, { version: records.after, tasks: openTasksOf(rows) });
+  const kept = (r: Row) => !written.has(str(r.id));
+  const added = [...written.values()].filter((row): row is Row => row !== undefined && (row.status === 'todo' || row.status === 'doing'));
+  // The rows left keep their order: the written ones go in where they belong, no sort of them all.
+  const ordered = known.tasks.inOrderIfKnown()?.filter(kept);
+  if (ordered) for (const row of added) ordered.splice(firstAfter(ordered, row), 0, row);
+  users.set(userId, { version: records.after, tasks: openTasksOf([...known.tasks.rows.filter(kept), ...added], ordered) });
+}
+
+/** Where `row` goes in `ordered` (in `listOrder`): after every row that comes before it. */
+function firstAfter(ordered: readonly Row[], row: Row): number {
+  let lo = 0;
+  let hi = ordered.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (listOrder(ordered[mid]!, row) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function orderingsOf(rows: readonly Row[], n: number): string[] {
