@@ -1,18 +1,21 @@
 // CPU profile of the memory latency benchmark's timed loops, one at a time, with the 100k-memory
 // build kept out of it: the store is built as memory-latency.bench.mjs builds it (same generator
 // and seed), the benchmark's loops run as there, and the inspector's profiler samples only the
-// timed calls of one phase. Prints self time by function and by file: self time needs no stack,
-// so await boundaries (which cut the stacks of async callers) do not distort it.
+// timed calls of one phase. Prints self time by function and by file (self time needs no stack,
+// so await boundaries, which cut the stacks of async callers, do not distort it) and the time
+// under each function (whole for synchronous code).
 //
-//   node bench/memory-latency-profile.mjs rebuild|ingest [--top 40] [--save out.cpuprofile] [--sql] [--alloc] [--query TEXT]
+//   node bench/memory-latency-profile.mjs rebuild|ingest [--top 40] [--save out.cpuprofile]
+//     [--sql] [--alloc] [--query TEXT]
 //
 // --sql also times every SQLite statement of the sampled calls (better-sqlite3's statement
-// methods and `exec`, wrapped) and prints them by total time. --alloc also samples allocations
-// (garbage included: what makes the young-generation collections that land in timed calls) and
-// prints the bytes allocated per call by function. --query: the rebuilds ask only TEXT (numbered
-// as the benchmark numbers its queries), to see what one kind of question costs. MEMORY_BENCH_N as in the
-// benchmark. Not a timing: the sampler slows every call down. The data generator is a copy of
-// the benchmark's (left untouched there, so that its numbers stay comparable across commits).
+// methods and `exec`, wrapped: the wrapper's own cost shows in the profile) and prints them by
+// total time. --alloc also samples allocations (garbage included: what makes the young-generation
+// collections that land in timed calls) and prints the bytes allocated per call by function.
+// --query: the rebuilds ask only TEXT (numbered as the benchmark numbers its queries), to see
+// what one kind of question costs. MEMORY_BENCH_N as in the benchmark. Not a timing: the
+// sampler slows every call down. The data generator is a copy of the benchmark's (left
+// untouched there, so that its numbers stay comparable across commits).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -53,7 +56,7 @@ const rebuildQueries = ({ ZH_SUBJ, EN_SUBJ }) => [...ZH_SUBJ.map((s) => `${s}怎
 
 const mode = process.argv[2];
 if (mode !== 'rebuild' && mode !== 'ingest') {
-  console.error('usage: node bench/memory-latency-profile.mjs rebuild|ingest [--top N] [--save file.cpuprofile]');
+  console.error('usage: node bench/memory-latency-profile.mjs rebuild|ingest [--top N] [--save file.cpuprofile] [--sql] [--alloc] [--query TEXT]');
   process.exit(2);
 }
 const arg = (name, fallback) => {
