@@ -573,25 +573,47 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     for (const t of turns) {
       const atMs = t.atMs ?? clock.now();
       const turn: Omit<Turn, 'userId'> = { id: t.id ?? newTurnId(atMs), role: t.role, speaker: t.speaker ?? null, text: t.text, atMs, sessionId: t.sessionId ?? null };
-      const { added } = await store.addTurns([turn]);
+      // A user turn is read before it is stored, so that one which changes memory is stored with
+      // its change in one transaction, as processMessage stores a message: one COMMIT instead of
+      // two (and half the pages written to the log for the change's version and index).
+      const x = ex && t.role === 'user' ? await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store) : undefined;
+      const applies = x !== undefined && WRITE_INTENTS.has(x.intent) && x.confidence >= clarifyBelow && !x.clarification;
+      const { added, changes } = applies ? await storeWithChanges(userId, atMs, turn, x) : { ...(await store.addTurns([turn])), changes: [] };
       result.added += added;
       if (options.archive && added) await options.archive.append(userId, [{ ...turn, userId }]);
-      if (added) await embedWritten(userId, [turn], []);
-      if (!ex || t.role !== 'user' || !added) continue;
-      const x = await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store);
+      if (added) await embedWritten(userId, [turn], changes);
+      // (a turn stored before is neither counted nor applied again)
+      if (!x || !added) continue;
       result.byIntent[x.intent] = (result.byIntent[x.intent] ?? 0) + 1;
-      if (WRITE_INTENTS.has(x.intent) && x.confidence >= clarifyBelow && !x.clarification) {
-        const changes = await applyExtraction(userAt(userId, atMs), x, turn.id);
-        if (changes.length) {
-          await embedWritten(userId, [], changes);
-          result.applied++;
-          await recent.remember(store, changes.map(toRecent));
-        }
+      if (changes.length) {
+        result.applied++;
+        await recent.remember(store, changes.map(toRecent));
       }
     }
     historyTokens.delete(userId);
     countedHistory.delete(userId);
     return result;
+  }
+
+  /**
+   * Stores an ingested turn and applies what was extracted from it, in one transaction when the
+   * store has them; nothing is applied for a turn stored before. If applying fails, the turn is
+   * stored alone (as it would have been before its change) and the error is thrown.
+   */
+  async function storeWithChanges(userId: string, atMs: number, turn: Omit<Turn, 'userId'>, x: Extraction): Promise<{ added: number; changes: AppliedChange[] }> {
+    const store = userAt(userId, atMs);
+    let turnStored = false;
+    const unit = async (s: UserMemoryStore) => {
+      const { added } = await s.addTurns([turn]);
+      turnStored = true;
+      return { added, changes: added ? await applyExtraction(s, x, turn.id) : [] };
+    };
+    try {
+      return store.atomically ? await store.atomically(unit) : await unit(store);
+    } catch (error) {
+      if (turnStored && store.atomically) await store.addTurns([turn]);
+      throw error;
+    }
   }
 
   const readStats = (): ReadCacheStats | undefined => (isCachedMemoryStore(store) ? store.readStats() : undefined);

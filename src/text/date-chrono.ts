@@ -17,7 +17,7 @@
  * "now"/现在 are dropped.
  */
 import { casual as chronoEn } from 'chrono-node/en';
-import { hans as chronoZh } from 'chrono-node/zh/hans';
+import { Chrono, createCasualConfiguration } from 'chrono-node/zh/hans';
 import type { ParsedResult } from 'chrono-node/en';
 import {
   PERIOD_HOURS,
@@ -55,6 +55,24 @@ const PERIOD_PATTERNS: ReadonlyArray<[RegExp, number]> = [
   [/傍晚/, PERIOD_HOURS.dusk],
   [/晚上|夜里|夜间|今晚|明晚|evening|night/i, PERIOD_HOURS.evening],
 ];
+
+/**
+ * chrono's casual zh.hans parser, with the patterns of its date and casual-date parsers built
+ * once. Those two build their (constant) expression anew on every parse, so chrono's check
+ * "did the pattern change?" always says yes and it compiles another, wrapped in its boundary:
+ * four expressions built per parse of any Chinese text, most of the parse's time. Handed the
+ * same objects, it keeps its compiled pattern (neither has the g or y flag: no state to share).
+ */
+const chronoZh = (() => {
+  const zh = new Chrono(createCasualConfiguration());
+  for (const parser of zh.parsers as Array<{ innerPattern?: (context?: unknown) => RegExp; constructor: { name: string } }>) {
+    if (parser.constructor.name !== 'ZHHansDateParser' && parser.constructor.name !== 'ZHHansCasualDateParser') continue;
+    const pattern = parser.innerPattern!();
+    if (pattern.global || pattern.sticky) continue;
+    parser.innerPattern = () => pattern;
+  }
+  return zh;
+})();
 
 /** Date mentions chrono finds in `text`, in both languages, corrected; may overlap each other. */
 export function chronoMentions(text: string, ctx: DateContext): ChronoMention[] {

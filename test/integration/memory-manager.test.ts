@@ -95,6 +95,17 @@ describe('the seed conversation (Chinese)', () => {
     expect((await manager.user('dora').history({ recordId: task!.id })).map((e) => e.atMs)).toEqual([t2, t1]);
   });
 
+  it('applies an ingested turn once: a turn stored before is neither counted nor applied again', async () => {
+    const t1 = Date.parse('2023-05-08T13:56:00Z');
+    const turn = { id: 'm1', role: 'user' as const, text: 'Remind me to renew my passport by Friday', atMs: t1 };
+    expect(await manager.ingest('dora', [turn])).toMatchObject({ added: 1, applied: 1, byIntent: { create_task: 1 } });
+    const version = await manager.user('dora').version();
+    expect(await manager.ingest('dora', [turn, { ...turn, id: 'm2', text: 'hello there', atMs: t1 + 1 }])).toMatchObject({ added: 1, applied: 0, byIntent: { chat: 1 } });
+    expect(await manager.user('dora').listTasks()).toHaveLength(1);
+    expect((await manager.user('dora').getTurns(['m1', 'm2'])).map((t) => t.id)).toEqual(['m1', 'm2']);
+    expect(await manager.user('dora').version()).toBe(version + 1); // m2's turn, nothing else
+  });
+
   it('keeps the stable prefix byte-identical between turns while memory that feeds it is unchanged', async () => {
     const u = 'bob';
     await manager.processMessage({ userId: u, text: '记得下午三点要开项目评审会。', now: at(9, 30) });

@@ -35,9 +35,15 @@ export function similarity(a: string, b: string): number {
 
 function similarityOf(ua: Units, ub: Units): number {
   if (ua.units.length === 0 || ub.units.length === 0) return 0;
-  const content = overlap(ua.units, ub.units);
-  const order = ua.bigrams.length > 0 && ub.bigrams.length > 0 ? overlap(ua.bigrams, ub.bigrams) : content;
-  const dice = ua.bigrams.length > 0 && ub.bigrams.length > 0 ? diceOf(ua.bigrams, ub.bigrams) : diceOf(ua.units, ub.units);
+  // A change request is matched against every open task (rankMatches): most share no unit, and
+  // then no bigram either (a bigram is two units), so every term below is 0.
+  const sharedUnits = intersection(ua.units, ub.units);
+  if (sharedUnits === 0) return 0;
+  const content = sharedUnits / Math.min(ua.units.length, ub.units.length);
+  const bigrams = ua.bigrams.length > 0 && ub.bigrams.length > 0;
+  const sharedBigrams = bigrams ? intersection(ua.bigrams, ub.bigrams) : 0;
+  const order = bigrams ? sharedBigrams / Math.min(ua.bigrams.length, ub.bigrams.length) : content;
+  const dice = bigrams ? (2 * sharedBigrams) / (ua.bigrams.length + ub.bigrams.length) : (2 * sharedUnits) / (ua.units.length + ub.units.length);
   return round(0.4 * content + 0.35 * order + 0.25 * dice);
 }
 
@@ -91,16 +97,27 @@ function unitsOf(text: string): Units {
   return { units: out, bigrams };
 }
 
-/** |A ∩ B| / min(|A|, |B|) over multisets. */
-function overlap(a: readonly string[], b: readonly string[]): number {
-  return intersection(a, b) / Math.min(a.length, b.length);
-}
+/** Longest pair of lists intersected by comparing every item with every other. */
+const SHORT_LISTS = 16;
 
-function diceOf(a: readonly string[], b: readonly string[]): number {
-  return (2 * intersection(a, b)) / (a.length + b.length);
-}
-
+/** |A ∩ B| over multisets. */
 function intersection(a: readonly string[], b: readonly string[]): number {
+  // Task names are a few units: a scan of `a` per item of `b` (each item of `a` used once) is
+  // cheaper than a Map per pair of names, and a change request meets every open task's name.
+  if (a.length <= SHORT_LISTS && b.length <= SHORT_LISTS) {
+    let used = 0; // bit i: a[i] already matched
+    let shared = 0;
+    for (const y of b) {
+      for (let i = 0; i < a.length; i++) {
+        if ((used & (1 << i)) === 0 && a[i] === y) {
+          used |= 1 << i;
+          shared += 1;
+          break;
+        }
+      }
+    }
+    return shared;
+  }
   const counts = new Map<string, number>();
   for (const x of a) counts.set(x, (counts.get(x) ?? 0) + 1);
   let shared = 0;

@@ -30,12 +30,21 @@ export function cutTitle(text: string, cut: readonly TextRange[], rules: TitleRu
   title = tidy(title);
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const before = title;
-    for (const pattern of leading) title = tidy(title.replace(ci(pattern), ''));
-    for (const pattern of trailing) title = tidy(title.replace(ci(pattern), ''));
-    title = tidy(title.replace(ci(rules.dangling), ''));
+    for (const pattern of leading) title = without(title, pattern);
+    for (const pattern of trailing) title = without(title, pattern);
+    title = without(title, rules.dangling);
     if (title === before) break;
   }
   return clip(title);
+}
+
+/**
+ * `title` (tidy) without what `pattern` matches, tidied. Most patterns match nothing, and tidying
+ * an unchanged title gives it back (`tidy` is idempotent): only a changed one is tidied again.
+ */
+function without(title: string, pattern: RegExp): string {
+  const cut = title.replace(ci(pattern), '');
+  return cut === title ? title : tidy(cut);
 }
 
 /** A fallback title for a message whose title cut to nothing ("set an alarm for 7am" → alarm). */

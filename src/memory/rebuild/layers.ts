@@ -127,7 +127,8 @@ export function taskCandidates(inputs: RecordInputs, query: QueryInfo, o: Resolv
   for (const t of inputs.tasks) {
     const open = t.status === 'todo' || t.status === 'doing';
     if (!open && !query.asksDone) continue;
-    const ft = inputs.fullText.get(`task:${t.id}`) ?? 0;
+    const key = `task:${t.id}`;
+    const ft = inputs.fullText.get(key) ?? 0;
     const mention = Math.max(taskMention(t, query, analyzer), ft >= 0.5 ? ft : 0);
     const asked = mention >= 0.5;
     if (!open && !(query.asksDone && (asked || ft > 0 || query.terms.size <= 3))) continue;
@@ -140,7 +141,7 @@ export function taskCandidates(inputs: RecordInputs, query: QueryInfo, o: Resolv
         entity: mention,
         recency: decay(o.scoreNowMs - t.updatedAtMs, o.recencyHalfLifeMs),
         importance: PRIORITY_IMPORTANCE[t.priority],
-        access: accessSignal(inputs.access.get(`task:${t.id}`), o.scoreNowMs, o.recencyHalfLifeMs),
+        access: accessSignal(inputs.access.get(key), o.scoreNowMs, o.recencyHalfLifeMs),
       },
       o.weights,
     );
@@ -206,15 +207,17 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     priority: number;
   }
   const scored: Scored[] = [];
+  const dateOf = localDates(o.timeZone);
   const add = (kind: 'fact' | 'decision', id: string, text: string, atMs: number, importance: number, sources: readonly string[]) => {
-    const ft = inputs.fullText.get(`${kind}:${id}`) ?? 0;
+    const key = `${kind}:${id}`;
+    const ft = inputs.fullText.get(key) ?? 0;
     const priority = combine(
       {
         fullText: ft,
         entity: entityMatch(text, atMs, query),
         recency: decay(o.scoreNowMs - atMs, o.recencyHalfLifeMs),
         importance,
-        access: accessSignal(inputs.access.get(`${kind}:${id}`), o.scoreNowMs, o.recencyHalfLifeMs),
+        access: accessSignal(inputs.access.get(key), o.scoreNowMs, o.recencyHalfLifeMs),
       },
       o.weights,
     );
@@ -227,9 +230,9 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
     if (d.projectId !== null && d.projectId === activeProjectId) continue;
     add('decision', d.id, d.rationale ? `${d.text} (because ${d.rationale})` : d.text, d.createdAtMs, 0.5, d.sourceTurnIds);
   }
-  const chosen = bestOf(sameLinesMerged(scored, o.timeZone), o.memoryCandidates);
+  const chosen = bestOf(sameLinesMerged(scored, dateOf), o.memoryCandidates);
   return chosen.map(({ kind, id, text, atMs, sources, priority }) => {
-    const date = formatDate(atMs, o.timeZone);
+    const date = dateOf(atMs);
     const year = date.slice(0, date.length - 6);
     // Under a heading per year, a line names only its month and day: the year costs its tokens
     // once per year instead of once per line. No bullet and no colon: the date opens the line
@@ -262,17 +265,41 @@ export function memoryCandidates(inputs: RecordInputs, query: QueryInfo, o: Reso
  * every source. A store can hold one event twice (two extractions of one message, an import),
  * and a repeated line costs the tokens of a memory the context could have shown instead.
  */
-function sameLinesMerged<T extends { id: string; text: string; atMs: number; sources: readonly string[]; ft: number; priority: number }>(items: T[], zone: ResolvedRebuildOptions['timeZone']): T[] {
-  const byLine = new Map<string, T>();
+function sameLinesMerged<T extends { id: string; text: string; atMs: number; sources: readonly string[]; ft: number; priority: number }>(items: T[], dateOf: (atMs: number) => string): T[] {
+  // By day, then by line (to its place in `out`): no key string joining the two is built (and
+  // hashed) per record.
+  const byDay = new Map<string, Map<string, number>>();
+  const out: T[] = [];
   for (const item of items) {
-    const line = `${formatDate(item.atMs, zone)}|${oneLine(item.text)}`;
-    const seen = byLine.get(line);
-    if (!seen) {
-      byLine.set(line, item);
+    const date = dateOf(item.atMs);
+    let byLine = byDay.get(date);
+    if (!byLine) byDay.set(date, (byLine = new Map()));
+    const line = oneLine(item.text);
+    const at = byLine.get(line);
+    if (at === undefined) {
+      byLine.set(line, out.push(item) - 1);
       continue;
     }
+    const seen = out[at]!;
     const [keep, other] = item.priority > seen.priority || (item.priority === seen.priority && item.id < seen.id) ? [item, seen] : [seen, item];
-    byLine.set(line, { ...keep, ft: Math.max(keep.ft, other.ft), sources: [...new Set([...keep.sources, ...other.sources])] });
+    out[at] = { ...keep, ft: Math.max(keep.ft, other.ft), sources: [...new Set([...keep.sources, ...other.sources])] };
   }
-  return byLine.size === items.length ? items : [...byLine.values()];
+  return out.length === items.length ? items : out;
+}
+
+/**
+ * `formatDate` in `zone`, remembered for one rebuild by quarter hour: the records of a rebuild
+ * fall on few days, and every zone's offset since 1970 is a whole number of quarter hours
+ * (time-zone.ts), so a local day starts on a quarter hour and a quarter hour is one day.
+ */
+function localDates(zone: ResolvedRebuildOptions['timeZone']): (atMs: number) => string {
+  const QUARTER_HOUR_MS = 900_000;
+  const byQuarter = new Map<number, string>();
+  return (atMs) => {
+    if (!(atMs >= 0)) return formatDate(atMs, zone);
+    const quarter = Math.floor(atMs / QUARTER_HOUR_MS);
+    let date = byQuarter.get(quarter);
+    if (date === undefined) byQuarter.set(quarter, (date = formatDate(atMs, zone)));
+    return date;
+  };
 }

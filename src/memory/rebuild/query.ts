@@ -23,6 +23,11 @@ export interface QueryInfo {
    * would have been talked about: from the day before to two weeks after, Unix ms.
    */
   dateWindows: Array<{ startMs: number; endMs: number }>;
+  /**
+   * `coverage` of each task title met so far by the query's terms: a rebuild checks every open
+   * task's title (the record pool's `about`) and again the pooled ones (the tasks layer).
+   */
+  titleShares: Map<string, number>;
 }
 
 const DONE_CUES = /\b(done|finish(ed)?|complete[ds]?|closed|cancell?ed)\b|完成|做完|搞定|办完|结束了|取消/iu;
@@ -52,7 +57,7 @@ export function analyseQuery(query: string, analyzer: SearchAnalyzer, projects: 
     const name = p.name.trim().toLowerCase();
     if (name.length > 0 && (lower.includes(name) || coverage(analyzer(name), terms) === 1)) projectIds.add(p.id);
   }
-  return { text: query, terms, names, projectIds, asksDone: asksAboutDone(query), dateWindows: dateWindows(query, nowMs, timeZone) };
+  return { text: query, terms, names, projectIds, asksDone: asksAboutDone(query), dateWindows: dateWindows(query, nowMs, timeZone), titleShares: new Map() };
 }
 
 /** Whether `query` asks about finished or cancelled tasks (only then are closed tasks candidates). */
@@ -110,7 +115,8 @@ export function coverage(itemTerms: readonly string[], queryTerms: ReadonlySet<s
 
 /** How strongly the query is about `task` (0..1): the share of its title's terms the query uses, or 1 when it names its project. */
 export function taskMention(task: Pick<Task, 'title' | 'projectId'>, query: QueryInfo, analyzer: SearchAnalyzer): number {
-  const share = coverage(analyzer(task.title), query.terms);
+  let share = query.titleShares.get(task.title);
+  if (share === undefined) query.titleShares.set(task.title, (share = coverage(analyzer(task.title), query.terms)));
   const inProject = task.projectId !== null && query.projectIds.has(task.projectId) ? 0.5 : 0;
   return Math.max(share, inProject);
 }

@@ -63,6 +63,22 @@ describe('write-behind access statistics', () => {
     expect(Object.fromEntries(await u.accessStats('fact', [facts[0]!.id]))).toEqual({ [facts[0]!.id]: { count: 2, lastMs: T0 + 200 } });
   });
 
+  it('counts each touch once in a pool whose reads a touch and a flush overtake', async () => {
+    const u = store.forUser('alice');
+    const fact = await u.setFact({ kind: 'fact', text: 'the fact' });
+    await u.touch('fact', [fact.id], T0);
+    // The pool takes the buffer and issues its reads; a touch and a write of the buffer (before
+    // accessStats reads) follow before those reads run. Neither touch is in the rows read, and
+    // the buffer the pool holds keeps both (the write took it out of the store whole).
+    const pooling = u.recordPool!({ perOrder: 5, withAccess: true });
+    const touching = u.touch('fact', [fact.id], T0 + 1);
+    const flushing = u.accessStats('fact', [fact.id]);
+    expect((await pooling).access!.get(`fact:${fact.id}`)).toEqual({ count: 2, lastMs: T0 + 1 });
+    await touching;
+    expect(Object.fromEntries(await flushing)).toEqual({ [fact.id]: { count: 2, lastMs: T0 + 1 } });
+    expect((await u.recordPool!({ perOrder: 5, withAccess: true })).access!.get(`fact:${fact.id}`)).toEqual({ count: 2, lastMs: T0 + 1 });
+  });
+
   it('writes a deleted task’s pending touches before its statistics go, leaving none behind', async () => {
     const u = store.forUser('alice');
     const task = await u.createTask({ title: 'x' });

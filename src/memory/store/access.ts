@@ -95,9 +95,17 @@ export async function touchMany(scope: UserScope, touches: ReadonlyArray<{ kind:
   b.timer.unref?.();
 }
 
-/** The touches of `scope`'s user not yet written, by `kind:id` (empty when none). */
+const NO_TOUCHES: ReadonlyMap<string, PendingTouch> = new Map();
+
+/**
+ * The touches of `scope`'s user not yet written, by `kind:id` (empty when none): the buffer's
+ * own map, not a copy. Later touches change it; a flush takes it out of the buffer whole (later
+ * touches then go to a new map) and leaves its entries as they were. So a reader that holds it
+ * from the moment it issues its reads counts each touch once: those written before the reads in
+ * the rows, the rest (including those written after the reads were issued) from the map.
+ */
 export function pendingTouches(scope: UserScope): ReadonlyMap<string, PendingTouch> {
-  return buffers.get(keyOf(scope.ctx))?.users.get(scope.userId) ?? new Map();
+  return buffers.get(keyOf(scope.ctx))?.users.get(scope.userId) ?? NO_TOUCHES;
 }
 
 /**

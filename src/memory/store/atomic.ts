@@ -14,15 +14,23 @@ export async function atomically<T>(scope: UserScope, make: (scope: UserScope) =
   if (typeof fn !== 'function') throw new UsageError('atomically: expected a function');
   const { ctx } = scope;
   await ctx.ready();
-  return ctx.db.transaction(async (tx) => {
+  // What the writes inside run once they are committed (context.ts `afterCommit`): the unit's
+  // own list, or the enclosing unit's when this one only joins it.
+  let committed: Array<() => void> = [];
+  const result = await ctx.db.transaction(async (tx) => {
+    committed = []; // (a retried attempt starts over)
+    const list = committed;
     const unit = bindToTransaction(ctx.db, tx);
     // `outer`: buffered access statistics stay the store's (a delete inside flushes the user's
     // pending ones on this transaction, so none lands after the record's statistics go).
-    const bound = make({ ...scope, ctx: { ...ctx, db: unit.db, outer: ctx.outer ?? ctx } });
+    const afterCommit = ctx.afterCommit ?? ((callback: () => void) => void list.push(callback));
+    const bound = make({ ...scope, ctx: { ...ctx, db: unit.db, outer: ctx.outer ?? ctx, afterCommit } });
     const result = await fn({ ...bound, touch: noAccessStats, touchMany: noAccessStats, accessStats: noAccessStats });
     unit.check();
     return result;
   });
+  for (const callback of committed) callback();
+  return result;
 }
 
 /** A handle on one transaction for the writes of a unit, and the check that none of them failed. */

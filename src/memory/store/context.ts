@@ -27,6 +27,17 @@ export interface StoreContext {
   ready(): Promise<void>;
   /** The store's own context, when this one is bound to a transaction (`atomically`). */
   readonly outer?: StoreContext;
+  /**
+   * Set on a context bound to a transaction (`atomically`): runs `callback` once that
+   * transaction has committed, never if it rolls back.
+   */
+  readonly afterCommit?: (callback: () => void) => void;
+}
+
+/** A user's records version before and after a committed write (equal when no record changed). */
+export interface RecordsVersions {
+  before: number;
+  after: number;
 }
 
 /** One user's door into the shared parts. */
@@ -81,6 +92,12 @@ export interface WriteScope {
   index(kind: SearchKind, recordId: string, text: string, tokens?: string): Promise<void>;
   /** Removes a record from search. */
   unindex(kind: SearchKind, recordId: string): Promise<void>;
+  /**
+   * Runs `callback` once this write has committed (with the enclosing unit, in `atomically`),
+   * with the user's records versions before and after it: what the store remembers of its own
+   * writes (open-tasks.ts) can follow them instead of being read again.
+   */
+  afterCommit(callback: (records: RecordsVersions) => void): void;
 }
 
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
@@ -93,7 +110,10 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
   const { ctx, userId, userKey } = scope;
   await ctx.ready();
   const atMs = scope.atMs ?? ctx.now();
-  return ctx.db.transaction(async (tx) => {
+  // Set by the attempt that commits (PostgreSQL may run `fn` again after a serialization failure).
+  let committed: { callbacks: Array<(records: RecordsVersions) => void>; records: RecordsVersions } | undefined;
+  const result = await ctx.db.transaction(async (tx) => {
+    const callbacks: Array<(records: RecordsVersions) => void> = [];
     const row = await tx.get<Row>('SELECT version, next_seq, records_version FROM memory_versions WHERE user_id = ?', [userId]);
     const version = num(row?.version);
     const recordsVersion = num(row?.records_version);
@@ -132,6 +152,7 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
         if (kind !== 'turn') recordsDirty = true;
         await tx.run('DELETE FROM memory_search WHERE user_id = ? AND kind = ? AND record_id = ?', [userId, kind, recordId]);
       },
+      afterCommit: (callback) => void callbacks.push(callback),
     };
     const result = await fn(w);
     if (dirty) {
@@ -142,6 +163,17 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
         values,
       );
     }
+    committed = { callbacks, records: { before: recordsVersion, after: dirty && recordsDirty ? recordsVersion + 1 : recordsVersion } };
     return result;
   });
+  if (committed && committed.callbacks.length > 0) {
+    const { callbacks, records } = committed;
+    const run = () => {
+      for (const callback of callbacks) callback(records);
+    };
+    // Bound to a unit (`atomically`), the transaction above only joined it: the unit commits later.
+    if (ctx.afterCommit) ctx.afterCommit(run);
+    else run();
+  }
+  return result;
 }

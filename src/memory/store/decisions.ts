@@ -4,6 +4,7 @@ import type { SqlValue } from '../../store/warm/sql.js';
 import type { NewDecision } from '../memory-store.js';
 import type { Decision } from '../model.js';
 import { write, type UserScope } from './context.js';
+import { followRecordWrite } from './open-tasks.js';
 import { newRecordId } from './ids.js';
 import { distinctIds, idList, num, optStr, str, withSource, type Row } from './rows.js';
 
@@ -36,6 +37,7 @@ export async function addDecision(scope: UserScope, input: NewDecision, turnId?:
   const taskId = optText('taskId', input.taskId);
   const projectId = optText('projectId', input.projectId);
   return write(scope, async (w) => {
+    followRecordWrite(w, scope); // (no task changes: the open tasks the store remembers stay current)
     const decision: Decision = {
       id: newRecordId('decision', w.atMs),
       userId: w.userId,

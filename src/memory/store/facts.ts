@@ -7,6 +7,7 @@ import type { SqlValue } from '../../store/warm/sql.js';
 import type { NewFact } from '../memory-store.js';
 import type { Fact } from '../model.js';
 import { write, type UserScope } from './context.js';
+import { followRecordWrite } from './open-tasks.js';
 import { newRecordId } from './ids.js';
 import { distinctIds, idList, num, optStr, str, withSource, type Row } from './rows.js';
 
@@ -44,6 +45,7 @@ export async function setFact(scope: UserScope, input: NewFact, turnId?: string 
   const f = checkFact(input);
   const sources = distinctIds(input.sourceTurnIds);
   return write(scope, async (w) => {
+    followRecordWrite(w, scope); // (no task changes: the open tasks the store remembers stay current)
     const row = f.key === null ? undefined : await w.tx.get<Row>('SELECT * FROM memory_facts WHERE user_id = ? AND fact_key = ?', [w.userId, f.key]);
     if (row) {
       const old = factFromRow(w.userId, row);

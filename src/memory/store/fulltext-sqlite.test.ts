@@ -107,6 +107,39 @@ describe('SQLite full-text index, FTS5 tier', () => {
     expect(heavyHits).toEqual(lightHits);
   });
 
+  it('counts a user’s terms once between two changes of their documents, with the hits of a fresh count', async () => {
+    const statements: string[] = [];
+    const spied: SqlDatabase = { ...temp.db, get: (sql, params) => (statements.push(sql), temp.db.get(sql, params)) };
+    const store = createSqlMemoryStore(spied, { analyzer: words, fullText: FTS_ONLY });
+    const u = store.forUser('alice');
+    const counted = () => statements.filter((sql) => sql.includes('MATCH')).length;
+    // 400 documents * 3 terms > the budget: the terms are counted
+    await u.addTurns(Array.from({ length: 400 }, (_, i) => turn(`t${i}`, i % 3 ? 'alpha zeta' : 'beta zeta', i)));
+    const task = await u.createTask({ title: 'alpha beta' });
+    const query = 'alpha beta gamma';
+    // A store of its own over the same database, made per search: nothing kept from before.
+    const fresh = () => createSqlMemoryStore(temp.db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice').search(query, { limit: 20 });
+    const search = async () => {
+      statements.length = 0;
+      const hits = await u.search(query, { limit: 20 });
+      expect(hits).toEqual(await fresh());
+      return counted();
+    };
+    expect(await search()).toBe(1);
+    expect(await search()).toBe(0); // nothing changed: the counts are kept
+    await u.addTurns([turn('g', 'gamma', 500)]); // a new document
+    expect(await search()).toBe(1);
+    expect(await search()).toBe(0);
+    await u.updateTask(task.id, { title: 'gamma only' }); // a changed one
+    expect(await search()).toBe(1);
+    await u.deleteTask(task.id); // a deleted one
+    expect(await search()).toBe(1);
+    expect(await search()).toBe(0);
+    // another store's write moves the user's documents as well
+    await createSqlMemoryStore(temp.db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice').addTurns([turn('g2', 'gamma beta', 501)]);
+    expect(await search()).toBe(1);
+  });
+
   it('uses the given analyzer for both the index and queries', async () => {
     const bigrams = (text: string) => Array.from({ length: Math.max(0, text.length - 1) }, (_, i) => text.slice(i, i + 2));
     const u = createSqlMemoryStore(temp.db, { analyzer: bigrams, fullText: FTS_ONLY }).forUser('alice');

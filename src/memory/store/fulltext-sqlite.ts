@@ -38,6 +38,7 @@ import { kindFilter, splitByKinds, unionKinds } from './fulltext-split.js';
 import type { FullTextDialect, FullTextQuery } from './fulltext.js';
 import { newestHits } from './fulltext-newest.js';
 import { ResidentIndexes, type ResidentLimits } from './fulltext-resident-sync.js';
+import { TermFrequencyMemo, type DocumentsState } from './fulltext-frequencies.js';
 import { chooseTerms, fts5Quote, MAX_SCORED_POSTINGS } from './fulltext-terms.js';
 import { num, str, type Row } from './rows.js';
 
@@ -146,14 +147,15 @@ function newestHitsOf(ex: SqlExecutor, q: FullTextQuery, terms: readonly string[
 
 /**
  * Document frequencies of `q.terms` (keyed as quoted in a MATCH, capped at `budget + 1`); the ones
- * `q.frequencies` lacks are counted in one statement, one column per term, and added to it.
+ * neither `q.frequencies` nor `kept` (counts of the user's documents as they stand, see
+ * fulltext-frequencies.ts) holds are counted in one statement, one column per term, and added to both.
  */
-async function termFrequencies(ex: SqlExecutor, q: FullTextQuery, budget: number): Promise<Map<string, number>> {
+async function termFrequencies(ex: SqlExecutor, q: FullTextQuery, budget: number, kept?: Map<string, number>): Promise<Map<string, number>> {
   const df = new Map<string, number>();
   const missing: string[] = [];
   for (const term of q.terms) {
     const keyed = fts5Quote(q.userKey + term);
-    const n = q.frequencies?.get(keyed);
+    const n = q.frequencies?.get(keyed) ?? kept?.get(keyed);
     if (n === undefined) missing.push(keyed);
     df.set(keyed, n ?? 0);
   }
@@ -165,6 +167,7 @@ async function termFrequencies(ex: SqlExecutor, q: FullTextQuery, budget: number
       const n = num(row?.[`n${i}`]);
       df.set(keyed, n);
       q.frequencies?.set(keyed, n);
+      kept?.set(keyed, n);
     }
   }
   return df;
@@ -216,13 +219,13 @@ async function rankedHits(ex: SqlExecutor, q: FullTextQuery, match: string, kind
  * counted once and, when BM25 ranks them, matched and ranked once for all the searches' kinds;
  * each search's hits are then, in that order, the hits of its own kinds, up to its limit.
  */
-async function searchFts(ex: SqlExecutor, queries: readonly FullTextQuery[]): Promise<SearchHit[][]> {
+async function searchFts(ex: SqlExecutor, queries: readonly FullTextQuery[], memo: TermFrequencyMemo | undefined): Promise<SearchHit[][]> {
   const budget = MAX_SCORED_POSTINGS;
   const first = queries[0];
   if (!first) return [];
   const choice = (await fewDocuments(ex, first, budget))
     ? { terms: first.terms.map((t) => fts5Quote(first.userKey + t)), newestOnly: false }
-    : chooseTerms(await termFrequencies(ex, first, budget), budget);
+    : chooseTerms(await termFrequencies(ex, first, budget, memo?.countsFor(first.userId, await documentsState(ex, first.userId))), budget);
   if (choice.terms.length === 0) return queries.map(() => []);
   if (choice.newestOnly) {
     const out: SearchHit[][] = [];
@@ -232,6 +235,12 @@ async function searchFts(ex: SqlExecutor, queries: readonly FullTextQuery[]): Pr
   const kinds = unionKinds(queries);
   const all = await rankedHits(ex, first, choice.terms.join(' OR '), kinds);
   return splitByKinds(all, queries);
+}
+
+/** The user's delete epoch and largest `doc_id`: two index lookups. */
+async function documentsState(ex: SqlExecutor, userId: string): Promise<DocumentsState> {
+  const row = await ex.get<Row>(`SELECT (SELECT epoch FROM ${EPOCHS} WHERE user_id = ?) AS epoch, (SELECT MAX(doc_id) FROM memory_search WHERE user_id = ?) AS max_doc`, [userId, userId]);
+  return { epoch: num(row?.epoch), maxDocId: num(row?.max_doc) };
 }
 
 /** Options of the SQLite dialect. */
@@ -248,6 +257,7 @@ export interface SqliteFullTextOptions {
  */
 export function createSqliteFullText(options: SqliteFullTextOptions = {}): FullTextDialect {
   const resident = new ResidentIndexes(options.resident);
+  const frequencies = new TermFrequencyMemo();
   let database: SqlDatabase | undefined;
   /** Users this process knows FTS5 holds. */
   const admitted = new Set<string>();
@@ -267,7 +277,8 @@ export function createSqliteFullText(options: SqliteFullTextOptions = {}): FullT
     const index = await resident.indexOf(ex, first.userId, inTransaction);
     if (index) return index.searchMany(queries, MAX_SCORED_POSTINGS);
     await admit(ex, first.userId, inTransaction);
-    return searchFts(ex, queries);
+    // (inside a transaction the documents may be its own, uncommitted: nothing is kept of them)
+    return searchFts(ex, queries, inTransaction ? undefined : frequencies);
   };
 
   return {

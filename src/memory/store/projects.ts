@@ -2,6 +2,7 @@
 import { UsageError } from '../../errors.js';
 import type { Project } from '../model.js';
 import { write, type UserScope } from './context.js';
+import { followRecordWrite } from './open-tasks.js';
 import { newRecordId } from './ids.js';
 import { idList, num, str, withSource, type Row } from './rows.js';
 
@@ -25,6 +26,7 @@ export async function ensureProject(scope: UserScope, name: string, turnId?: str
   if (typeof name !== 'string' || name.trim() === '') throw new UsageError(`project name: expected a non-empty string, got ${JSON.stringify(name)}`);
   const key = projectNameKey(name);
   return write(scope, async (w) => {
+    followRecordWrite(w, scope); // (no task changes: the open tasks the store remembers stay current)
     const row = await w.tx.get<Row>('SELECT * FROM memory_projects WHERE user_id = ? AND name_key = ?', [w.userId, key]);
     if (row) {
       const project = projectFromRow(w.userId, row);

@@ -9,6 +9,7 @@ import type { Task, TaskPriority, TaskStatus } from '../model.js';
 import { flushTouches } from './access.js';
 import { write, type UserScope, type WriteScope } from './context.js';
 import { newRecordId } from './ids.js';
+import { followTaskWrite, openTasks } from './open-tasks.js';
 import { distinctIds, idList, num, optNum, optStr, placeholders, str, withSource, type Row } from './rows.js';
 
 const STATUSES: readonly TaskStatus[] = ['todo', 'doing', 'done', 'cancelled'];
@@ -105,6 +106,7 @@ export async function createTask(scope: UserScope, input: NewTask, turnId?: stri
     );
     await w.history('task', task.id, '*', undefined, task, turnId);
     await w.index('task', task.id, title);
+    await followTaskWrite(w, scope, [task.id]);
     return task;
   });
 }
@@ -126,6 +128,7 @@ export async function updateTask(scope: UserScope, id: string, patch: TaskPatch,
       [...changed.map((f) => updated[f] as SqlValue), w.atMs, JSON.stringify(updated.sourceTurnIds), w.userId, id],
     );
     if (changed.includes('title')) await w.index('task', id, updated.title);
+    await followTaskWrite(w, scope, [id]);
     return updated;
   });
 }
@@ -141,6 +144,7 @@ export async function deleteTask(scope: UserScope, id: string, turnId?: string |
     await w.tx.run("DELETE FROM memory_access WHERE user_id = ? AND kind = 'task' AND record_id = ?", [w.userId, id]);
     await w.unindex('task', id);
     await w.history('task', id, '*', task, undefined, turnId);
+    await followTaskWrite(w, scope, [id]);
     return true;
   });
 }
@@ -187,16 +191,13 @@ export async function listTasks(scope: UserScope, options: ListTasksOptions = {}
 
 /**
  * `UserMemoryStore.openTaskTitles`: the open tasks in `listTasks` order, four columns each. The
- * manager reads these on every message that completes or changes a task it does not know yet;
- * building and sorting full rows of 200 tasks was most of that message's time.
+ * manager reads these on every message that completes or changes a task it does not know yet:
+ * they come from the open tasks the store remembers per records version and carries over its own
+ * writes (open-tasks.ts), so such a message reads no task at all.
  */
 export async function openTaskTitles(scope: UserScope, limit: number): Promise<OpenTaskTitle[]> {
   const n = Math.max(0, Math.floor(limit));
   if (!(n > 0)) return [];
-  const rows = await scope.ctx.db.all<Row>(
-    `SELECT id, title, status, project_id FROM memory_tasks WHERE user_id = ? AND status IN ('todo', 'doing')
-      ORDER BY CASE WHEN due_at_ms IS NOT NULL THEN 0 ELSE 1 END, COALESCE(due_at_ms, 0), updated_at_ms DESC, seq DESC LIMIT ?`,
-    [scope.userId, n],
-  );
-  return rows.map((r) => ({ id: str(r.id), title: str(r.title), status: str(r.status) as TaskStatus, projectId: optStr(r.project_id) }));
+  // Copies: the remembered titles are shared by every reader of this version.
+  return (await openTasks(scope)).titles.slice(0, n).map((t) => ({ ...t }));
 }

@@ -85,9 +85,9 @@ export async function turnNeighbours(scope: UserScope, id: string, before: numbe
 }
 
 /**
- * `UserMemoryStore.turnNeighbourhoods`: the turns asked for in one query, then their neighbours
- * in another (`neighbourRows`): the same two index walks per turn as `around`, without a
- * statement each (a rebuild asks for a dozen turns or more, on every message).
+ * `UserMemoryStore.turnNeighbourhoods`: the turns asked for in one query, then the turns around
+ * them (`turnsAround`), and each turn's `before` earlier and `after` later ones taken from those
+ * in time order: the neighbourhoods `around` reads one turn at a time.
  */
 export async function turnNeighbourhoods(scope: UserScope, ids: readonly string[], before: number, after: number): Promise<Map<string, Turn[]>> {
   const wanted = [...new Set(ids.filter((id) => typeof id === 'string'))];
@@ -97,46 +97,80 @@ export async function turnNeighbourhoods(scope: UserScope, ids: readonly string[
   for (let i = 0; i < wanted.length; i += NEIGHBOURHOOD_BATCH) {
     const batch = wanted.slice(i, i + NEIGHBOURHOOD_BATCH);
     const selves = await scope.ctx.db.all<Row>(`SELECT ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND id IN (${placeholders(batch.length)})`, [scope.userId, ...batch]);
-    const near = await neighbourRows(scope, selves, b, a);
-    for (const [k, self] of selves.entries()) {
-      const rows = [self, ...(near.get(k) ?? [])].sort((x, y) => num(x.at_ms) - num(y.at_ms) || num(x.seq) - num(y.seq));
-      out.set(str(self.id), rows.map((r) => turnFromRow(scope.userId, r)));
+    selves.sort(timeOrder);
+    const line = await turnsAround(scope, selves, b, a);
+    const at = new Map(line.map((r, k) => [str(r.id), k]));
+    const turns = new Map<number, Turn>();
+    const turnAt = (k: number) => {
+      let t = turns.get(k);
+      if (!t) turns.set(k, (t = turnFromRow(scope.userId, line[k]!)));
+      return t;
+    };
+    for (const self of selves) {
+      const k = at.get(str(self.id))!;
+      const near: Turn[] = [];
+      for (let j = Math.max(0, k - b); j <= Math.min(line.length - 1, k + a); j++) near.push(turnAt(j));
+      out.set(str(self.id), near);
     }
   }
   return out;
 }
 
-/** Turns per `neighbourRows` statement: two compound terms each, under SQLite's 500. */
+/** Turns per `turnsAround` statement: up to two compound terms each, under SQLite's 500. */
 const NEIGHBOURHOOD_BATCH = 200;
 
+const timeOrder = (x: Row, y: Row) => num(x.at_ms) - num(y.at_ms) || num(x.seq) - num(y.seq);
+
 /**
- * Up to `b` earlier and `a` later turns of each of `selves` (rows with `seq`), by index in
- * `selves`, in one statement: per turn the two walks of `around`, each a compound term tagged
- * with the turn's index. Rows come with `seq`; the caller puts them in time order.
+ * `selves` (rows with `seq`, in time order) and the turns around them, in time order: every turn
+ * within `b` before or `a` after one of them. Read per gap between two of them rather than per
+ * turn: the first `a + 1` turns of a gap in one index walk (all of a gap of `a` or fewer), and
+ * the last `b` of a longer gap in a second walk; before the first, its `b` earlier; after the
+ * last, its `a` later. The hits of one query often come in runs of turns (a question, its
+ * answer, the next question), whose neighbourhoods overlap: a turn is read once, and a short gap
+ * costs one walk instead of two.
  */
-async function neighbourRows(scope: UserScope, selves: readonly Row[], b: number, a: number): Promise<Map<number, Row[]>> {
-  const out = new Map<number, Row[]>();
-  if (selves.length === 0 || b + a === 0) return out;
+async function turnsAround(scope: UserScope, selves: readonly Row[], b: number, a: number): Promise<Row[]> {
+  if (selves.length === 0 || b + a === 0) return [...selves];
+  const { userId } = scope;
+  const cols = `${COLUMNS}, seq`;
   const terms: string[] = [];
   const params: SqlValue[] = [];
+  const point = (r: Row) => [num(r.at_ms), num(r.seq)];
   // Literal limits and tags, as in `around`: a LIMIT known when planning walks the index faster.
-  for (const [k, self] of selves.entries()) {
-    if (b) {
-      terms.push(`SELECT * FROM (SELECT ${k} AS k, ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND (at_ms, seq) < (?, ?) ORDER BY at_ms DESC, seq DESC LIMIT ${b})`);
-      params.push(scope.userId, num(self.at_ms), num(self.seq));
-    }
-    if (a) {
-      terms.push(`SELECT * FROM (SELECT ${k} AS k, ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND (at_ms, seq) > (?, ?) ORDER BY at_ms, seq LIMIT ${a})`);
-      params.push(scope.userId, num(self.at_ms), num(self.seq));
-    }
-  }
-  for (const r of await scope.ctx.db.all<Row>(terms.join(' UNION ALL '), params)) {
-    const k = num(r.k);
-    const list = out.get(k);
+  const walk = (tag: number, where: string, order: string, limit: number, values: SqlValue[]) => {
+    terms.push(`SELECT * FROM (SELECT ${tag} AS k, ${cols} FROM memory_turns WHERE user_id = ? AND ${where} ORDER BY ${order} LIMIT ${limit})`);
+    params.push(userId, ...values);
+  };
+  const ASC = 'at_ms, seq';
+  const DESC = 'at_ms DESC, seq DESC';
+  const first = selves[0]!;
+  const last = selves[selves.length - 1]!;
+  // Tags: -1 before the first, -2 after the last, k the gap after selves[k].
+  if (b) walk(-1, '(at_ms, seq) < (?, ?)', DESC, b, point(first));
+  if (a) walk(-2, '(at_ms, seq) > (?, ?)', ASC, a, point(last));
+  for (let k = 0; k + 1 < selves.length; k++) walk(k, '(at_ms, seq) > (?, ?) AND (at_ms, seq) < (?, ?)', ASC, a + 1, [...point(selves[k]!), ...point(selves[k + 1]!)]);
+  const rows = await scope.ctx.db.all<Row>(terms.join(' UNION ALL '), params);
+  const byTag = new Map<number, Row[]>();
+  for (const r of rows) {
+    const tag = num(r.k);
+    const list = byTag.get(tag);
     if (list) list.push(r);
-    else out.set(k, [r]);
+    else byTag.set(tag, [r]);
   }
-  return out;
+  // Gaps longer than `a`: their last `b` turns (before the next self) in a second statement.
+  const long = [...byTag].filter(([tag, list]) => tag >= 0 && list.length > a).map(([tag]) => tag);
+  if (b && long.length > 0) {
+    terms.length = 0;
+    params.length = 0;
+    for (const k of long) walk(k, '(at_ms, seq) > (?, ?) AND (at_ms, seq) < (?, ?)', DESC, b, [...point(selves[k]!), ...point(selves[k + 1]!)]);
+    for (const r of await scope.ctx.db.all<Row>(terms.join(' UNION ALL '), params)) byTag.get(num(r.k))!.push(r);
+  }
+  // (a turn of a long gap can come back from both of its walks)
+  const line = new Map<string, Row>();
+  for (const r of selves) line.set(str(r.id), r);
+  for (const list of byTag.values()) for (const r of list) line.set(str(r.id), r);
+  return [...line.values()].sort(timeOrder);
 }
 
 /** `self` (a row with `seq`) and up to `b` earlier and `a` later turns, in time order. */

@@ -1,0 +1,112 @@
+// Fingerprint of the contexts this checkout rebuilds from one fixed store: for a change that
+// must not change what a rebuild produces (a speedup of the store's reads, of ranking
+// internals), run it on both checkouts against the same store file and compare the digests.
+//
+//   node bench/memory-rebuild-fingerprint.mjs STORE.db [--build] [--out contexts.jsonl]
+//
+// --build makes STORE.db first, as memory-latency.bench.mjs fills its store (MEMORY_BENCH_N
+// memories, default 100,000, same generator and seed) plus 550 ingested messages (a third of
+// them reminders: a few hundred open tasks). Record ids are random, so a store is built once and
+// then shared: each run works on a copy. A run asks the latency benchmark's questions and a few
+// more (finished tasks, dates, a project, nothing), 400 rebuilds at fixed instants, in order
+// (each records what it used, which weighs in the next), and prints one SHA-256 over every
+// context's text, tokens and layers. --out writes the contexts, one JSON line each, to diff.
+import { createHash } from 'node:crypto';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireDist, root } from './lib.mjs';
+
+requireDist();
+const storePath = process.argv[2];
+if (!storePath || storePath.startsWith('--')) {
+  console.error('usage: node bench/memory-rebuild-fingerprint.mjs STORE.db [--build] [--out contexts.jsonl]');
+  process.exit(2);
+}
+const outIndex = process.argv.indexOf('--out');
+const outPath = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
+const { openMemoryStore } = await import(join(root, 'dist/memory/store/sql-memory-store.js'));
+const { createMemoryManager } = await import(join(root, 'dist/memory/manager.js'));
+const { createTokenCounter } = await import(join(root, 'dist/text/tokens.js'));
+
+const N = Number(process.env.MEMORY_BENCH_N ?? 100_000);
+const userId = 'bench-user';
+const t0 = Date.parse('2026-01-01T00:00:00Z');
+const now = t0 + N * 60_000;
+const ZH_SUBJ = ['项目评审', '周报', '预算', '客户会议', '季度总结', '合同', '招聘', '发布计划', '服务器迁移', '测试报告', '设计稿', '年会', '体检', '机票', '房租'];
+const EN_SUBJ = ['the release notes', 'the budget review', 'the hiring plan', 'the database migration', 'the client demo', 'the marketing deck', 'the offsite', 'the security audit', 'the roadmap', 'the onboarding doc'];
+const manager = (store) => createMemoryManager({ store, defaultTimeZone: 'Asia/Shanghai', tokens: createTokenCounter() });
+
+if (process.argv.includes('--build')) {
+  // The latency benchmark's generator (kept there untouched).
+  let seed = 42;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+  const ZH_VERB = ['讨论了', '完成了', '推迟了', '需要准备', '提交了', '更新了', '确认了', '跟进'];
+  const ZH_TAIL = ['，大家都同意。', '，下周再看。', '，还有些问题。', '。', '，老板很满意。', '，需要再改一版。'];
+  const EN_VERB = ['we discussed', 'I finished', 'we postponed', 'I need to prepare', 'Sam reviewed', 'we shipped', 'Lee asked about'];
+  const EN_TAIL = ['.', ' and it went well.', ', more next week.', ' but there are open questions.', ' with the team.'];
+  const sentence = () => (rnd() < 0.5 ? `${pick(ZH_VERB)}${pick(ZH_SUBJ)}${pick(ZH_TAIL)}` : `${pick(EN_VERB)} ${pick(EN_SUBJ)}${pick(EN_TAIL)}`);
+  let clock = t0;
+  const store = await openMemoryStore({ db: storePath, now: () => clock });
+  const u = store.forUser(userId);
+  const nTasks = Math.round(N * 0.01), nFacts = Math.round(N * 0.01), nDecisions = Math.round(N * 0.005);
+  const nTurns = N - nTasks - nFacts - nDecisions;
+  for (let i = 0; i < nTurns; i += 1000) {
+    const turns = [];
+    for (let j = i; j < Math.min(nTurns, i + 1000); j++) turns.push({ id: `b${j}`, role: j % 2 ? 'assistant' : 'user', speaker: null, text: sentence(), atMs: t0 + j * 60_000, sessionId: `s${Math.floor(j / 200)}` });
+    await u.addTurns(turns);
+  }
+  for (let i = 0; i < nTasks; i++) {
+    clock = t0 + i * 60_000;
+    await u.createTask({ title: `${pick(ZH_VERB)}${pick(ZH_SUBJ)} ${i}`, status: rnd() < 0.8 ? 'done' : 'todo', priority: i % 17 === 0 ? 'high' : 'normal', dueAtMs: t0 + Math.floor(rnd() * N) * 60_000, sourceTurnIds: [`b${i}`] });
+  }
+  for (let i = 0; i < nFacts; i++) {
+    clock = t0 + i * 60_000;
+    await u.setFact({ kind: 'fact', text: sentence(), sourceTurnIds: [`b${i}`] });
+  }
+  const project = await u.ensureProject('服务器迁移');
+  for (let i = 0; i < nDecisions; i++) {
+    clock = t0 + i * 60_000;
+    await u.addDecision({ text: `决定${pick(ZH_VERB)}${pick(ZH_SUBJ)}`, sourceTurnIds: [`b${i}`], ...(i % 25 === 0 ? { projectId: project.id } : {}) });
+  }
+  const m = manager(store);
+  for (let i = 0; i < 550; i++) {
+    clock = now + i * 1000;
+    const text = i % 3 === 0 ? `记得明天下午三点${pick(ZH_VERB)}${pick(ZH_SUBJ)}` : sentence();
+    await m.ingest(userId, [{ id: `new${i}`, role: 'user', text, atMs: clock }]);
+  }
+  await store.close();
+  console.error(`built ${storePath}`);
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'ctxvm-fingerprint-'));
+const copy = join(dir, 'memory.db');
+await copyFile(storePath, copy);
+const store = await openMemoryStore({ db: copy, now: () => now });
+const m = manager(store);
+const queries = [
+  ...ZH_SUBJ.map((s) => `${s}怎么样了？`),
+  ...EN_SUBJ.map((s) => `what happened with ${s}?`),
+  '下午还有什么要做的？',
+  'what are my open tasks?',
+  'which tasks did I finish?',
+  '上周完成了哪些任务？',
+  'what did we decide on 3 March 2026?',
+  '服务器迁移项目的决定',
+  '',
+];
+const hash = createHash('sha256');
+const lines = [];
+for (let i = 0; i < 400; i++) {
+  const query = queries[i % queries.length] + (i >= queries.length ? ` ${i}` : '');
+  const at = now + Math.floor(i / 40) * 3_600_000;
+  const ctx = await m.buildContext(userId, query, { now: at });
+  const record = { query, at, text: ctx.text, tokens: ctx.tokens, dropped: ctx.dropped.length, layers: ctx.layers.map((l) => [l.name, l.tokens, l.items.map((it) => `${it.kind}:${it.id}:${it.compressed ? 'compressed' : 'full'}`)]) };
+  hash.update(JSON.stringify(record));
+  if (outPath) lines.push(JSON.stringify(record));
+}
+await store.close();
+await rm(dir, { recursive: true, force: true });
+if (outPath) await writeFile(outPath, `${lines.join('\n')}\n`);
+console.log(hash.digest('hex'));
