@@ -174,6 +174,8 @@ async function loadFindings(driver: SessionDriver, file: string): Promise<Findin
  */
 export async function trimSession(options: TrimSessionOptions): Promise<TrimReport> {
   const agent = await detectAgent(options.input);
+  // page-out puts go off this thread: have it ready by the time the first pack is sealed
+  options.store.prepare({ offThread: true });
   const driver = driverFor(agent);
   const policy = resolvePolicy(options.policy);
   const measure = options.measure !== false;

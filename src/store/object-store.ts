@@ -112,6 +112,12 @@ export interface ObjectStore {
    * The store does not keep `data` once the returned promise settles (callers may reuse it).
    */
   put(data: string | Uint8Array, options?: PutOptions): Promise<ObjectInfo>;
+  /**
+   * Readies what puts with these options need, so a bulk writer's first put does not wait for it
+   * (the fs store starts its `offThread` encoder, which takes tens of ms); cheap, idempotent, and
+   * never keeps the process alive. A no-op where nothing needs readying.
+   */
+  prepare(options: PutOptions): void;
   /** Stores a byte stream, hashing while it streams, in bounded memory for any size. */
   putStream(source: ByteSource, options?: PutOptions): Promise<ObjectInfo>;
   /** The uncompressed bytes, hash-verified; `NotFoundError` naming the hash if absent, `IntegrityError` if corrupt. */

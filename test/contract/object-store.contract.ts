@@ -218,6 +218,16 @@ export function objectStoreContract(name: string, factory: ObjectStoreHarnessFac
         expect(sha256(compressible)).toBe(infos[0]!.hash);
       });
 
+      it('prepare stores nothing, may be called again, and puts work after it', async () => {
+        store.prepare({ offThread: true, effort: 'fast' });
+        store.prepare({ offThread: true });
+        store.prepare({});
+        expect(await listAll()).toEqual([]);
+        const data = pseudoText(MiB + 3, 5);
+        expect(await store.put(data, { offThread: true, effort: 'fast' })).toMatchObject({ hash: sha256(data), size: data.byteLength });
+        expect(Buffer.compare(await store.get(sha256(data)), Buffer.from(data))).toBe(0);
+      });
+
       it('lists exactly the stored hashes', async () => {
         const hashes = await Promise.all(['a', 'b', 'c'].map(async (x) => (await store.put(x.repeat(500))).hash));
         expect(await listAll()).toEqual([...hashes].sort());

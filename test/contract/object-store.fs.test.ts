@@ -569,6 +569,26 @@ describe('fs object store', () => {
       return pathToFileURL(join(outDir, 'store/drivers/objects-fs.js')).href;
     }
 
+    it('lets a process exit when its store was prepared for off-thread puts, used or not', async () => {
+      const build = await mkdtemp(join(tmpdir(), 'ctxvm-objects-build-'));
+      try {
+        const driver = await transpileStore(build);
+        const script = `
+          import { createFsObjectStore } from ${JSON.stringify(driver)};
+          const [root, use] = process.argv.slice(1);
+          const store = createFsObjectStore({ root });
+          store.prepare({ offThread: true });
+          if (use === 'use') process.stdout.write((await store.put(Buffer.alloc(1 << 20, 'x'), { offThread: true })).hash);`;
+        const run = promisify(execFile);
+        // a worker kept referenced would hold the process until the test's timeout
+        const [idle, used] = await Promise.all(['idle', 'use'].map((use) => run(process.execPath, ['--input-type=module', '-e', script, root, use], { timeout: 20_000 })));
+        expect(idle.stdout).toBe('');
+        expect(used.stdout).toBe(sha256(Buffer.alloc(1 << 20, 'x')));
+      } finally {
+        await rm(build, { recursive: true, force: true });
+      }
+    });
+
     it('stores one intact object when four processes put the same content at once', async () => {
       const build = await mkdtemp(join(tmpdir(), 'ctxvm-objects-build-'));
       try {

@@ -43,6 +43,9 @@ parentPort.on('message', (job) => {
 /** How long an idle worker is kept before it is stopped, ms. */
 const IDLE_MS = 2000;
 
+/** How long a worker started ahead of use waits for its first job, ms (a trim's first pass). */
+const WARM_MS = 30_000;
+
 /** What the worker made of one buffer. */
 export interface Encoded {
   /** Lowercase hex SHA-256 of the bytes. */
@@ -80,6 +83,13 @@ export class OffThreadEncoder {
     });
   }
 
+  /** Starts the worker ahead of the first `encode` (its start would hold that job up). */
+  warm(): void {
+    if (this.#pending.size > 0) return;
+    this.#start();
+    this.#rest(WARM_MS);
+  }
+
   #start(): Worker {
     if (this.#idle) clearTimeout(this.#idle);
     this.#idle = undefined;
@@ -88,7 +98,8 @@ export class OffThreadEncoder {
       this.#worker.ref();
       return this.#worker;
     }
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    // no flags of the host (with --input-type=module the source would be read as a module)
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
     worker.on('message', (m: { id: number; hash?: string; payload?: Uint8Array; error?: string }) => {
       const job = this.#pending.get(m.id);
       if (!job) return;
@@ -104,7 +115,7 @@ export class OffThreadEncoder {
   }
 
   /** Lets the process exit while nothing is asked, and stops the worker if that lasts. */
-  #rest(): void {
+  #rest(idleMs = IDLE_MS): void {
     const worker = this.#worker;
     if (!worker) return;
     worker.unref();
@@ -113,7 +124,7 @@ export class OffThreadEncoder {
         this.#worker = undefined;
         void worker.terminate();
       }
-    }, IDLE_MS);
+    }, idleMs);
     this.#idle.unref();
   }
 

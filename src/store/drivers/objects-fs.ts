@@ -320,6 +320,10 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
       await lease.release();
     },
 
+    prepare(put) {
+      if (put.offThread) ctx.encoder.warm();
+    },
+
     async findByPrefix(prefix) {
       if (!/^[0-9a-f]{4,64}$/.test(prefix)) throw new UsageError(`invalid hash prefix ${JSON.stringify(prefix)}: expected 4 to 64 lowercase hex digits`);
       const dir = dirname(layout.objectPath(prefix.padEnd(64, '0')));
