@@ -20,39 +20,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { createBenchText, fillBenchStore, ingestText, rebuildQueries } from './bench-text.mjs';
 import { requireDist, root } from './lib.mjs';
 
 requireDist();
-
-function createBenchText(seed = 42) {
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-  const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
-  const ZH_SUBJ = ['项目评审', '周报', '预算', '客户会议', '季度总结', '合同', '招聘', '发布计划', '服务器迁移', '测试报告', '设计稿', '年会', '体检', '机票', '房租'];
-  const ZH_VERB = ['讨论了', '完成了', '推迟了', '需要准备', '提交了', '更新了', '确认了', '跟进'];
-  const ZH_TAIL = ['，大家都同意。', '，下周再看。', '，还有些问题。', '。', '，老板很满意。', '，需要再改一版。'];
-  const EN_SUBJ = ['the release notes', 'the budget review', 'the hiring plan', 'the database migration', 'the client demo', 'the marketing deck', 'the offsite', 'the security audit', 'the roadmap', 'the onboarding doc'];
-  const EN_VERB = ['we discussed', 'I finished', 'we postponed', 'I need to prepare', 'Sam reviewed', 'we shipped', 'Lee asked about'];
-  const EN_TAIL = ['.', ' and it went well.', ', more next week.', ' but there are open questions.', ' with the team.'];
-  const sentence = () => (rnd() < 0.5 ? `${pick(ZH_VERB)}${pick(ZH_SUBJ)}${pick(ZH_TAIL)}` : `${pick(EN_VERB)} ${pick(EN_SUBJ)}${pick(EN_TAIL)}`);
-  return { rnd, pick, sentence, ZH_SUBJ, ZH_VERB, EN_SUBJ };
-}
-
-async function fillBenchStore(u, { rnd, pick, sentence, ZH_SUBJ, ZH_VERB }, { n, t0 }) {
-  const BATCH = 1000;
-  const nTasks = Math.round(n * 0.01), nFacts = Math.round(n * 0.01), nDecisions = Math.round(n * 0.005);
-  const nTurns = n - nTasks - nFacts - nDecisions;
-  for (let i = 0; i < nTurns; i += BATCH) {
-    const turns = [];
-    for (let j = i; j < Math.min(nTurns, i + BATCH); j++) turns.push({ id: `b${j}`, role: j % 2 ? 'assistant' : 'user', speaker: null, text: sentence(), atMs: t0 + j * 60_000, sessionId: `s${Math.floor(j / 200)}` });
-    await u.addTurns(turns);
-  }
-  for (let i = 0; i < nTasks; i++) await u.createTask({ title: `${pick(ZH_VERB)}${pick(ZH_SUBJ)} ${i}`, status: rnd() < 0.8 ? 'done' : 'todo', dueAtMs: t0 + Math.floor(rnd() * n) * 60_000, sourceTurnIds: [`b${i}`] });
-  for (let i = 0; i < nFacts; i++) await u.setFact({ kind: 'fact', text: sentence(), sourceTurnIds: [`b${i}`] });
-  for (let i = 0; i < nDecisions; i++) await u.addDecision({ text: `决定${pick(ZH_VERB)}${pick(ZH_SUBJ)}`, sourceTurnIds: [`b${i}`] });
-}
-
-const ingestText = ({ pick, sentence, ZH_SUBJ, ZH_VERB }, i) => (i % 3 === 0 ? `记得明天下午三点${pick(ZH_VERB)}${pick(ZH_SUBJ)}` : sentence());
-const rebuildQueries = ({ ZH_SUBJ, EN_SUBJ }) => [...ZH_SUBJ.map((s) => `${s}怎么样了？`), ...EN_SUBJ.map((s) => `what happened with ${s}?`), '下午还有什么要做的？', 'what are my open tasks?'];
 
 const mode = process.argv[2];
 if (mode !== 'rebuild' && mode !== 'ingest') {

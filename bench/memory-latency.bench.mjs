@@ -12,6 +12,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchCounts, createBenchText, fillBenchStore, ingestText, rebuildQueries } from './bench-text.mjs';
 import { percentile, median, requireDist, root, table } from './lib.mjs';
 
 requireDist();
@@ -28,16 +29,7 @@ const wordnet = process.env.MEMORY_BENCH_WORDNET !== '0';
 const analyzer = wordnet ? undefined : memoizeAnalyzer(createSearchAnalyzer({ wordnet: false }));
 
 // Deterministic pseudo-random text in Chinese and English (no corpus needed).
-let seed = 42;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
-const ZH_SUBJ = ['项目评审', '周报', '预算', '客户会议', '季度总结', '合同', '招聘', '发布计划', '服务器迁移', '测试报告', '设计稿', '年会', '体检', '机票', '房租'];
-const ZH_VERB = ['讨论了', '完成了', '推迟了', '需要准备', '提交了', '更新了', '确认了', '跟进'];
-const ZH_TAIL = ['，大家都同意。', '，下周再看。', '，还有些问题。', '。', '，老板很满意。', '，需要再改一版。'];
-const EN_SUBJ = ['the release notes', 'the budget review', 'the hiring plan', 'the database migration', 'the client demo', 'the marketing deck', 'the offsite', 'the security audit', 'the roadmap', 'the onboarding doc'];
-const EN_VERB = ['we discussed', 'I finished', 'we postponed', 'I need to prepare', 'Sam reviewed', 'we shipped', 'Lee asked about'];
-const EN_TAIL = ['.', ' and it went well.', ', more next week.', ' but there are open questions.', ' with the team.'];
-const sentence = () => (rnd() < 0.5 ? `${pick(ZH_VERB)}${pick(ZH_SUBJ)}${pick(ZH_TAIL)}` : `${pick(EN_VERB)} ${pick(EN_SUBJ)}${pick(EN_TAIL)}`);
+const text = createBenchText();
 
 const dir = await mkdtemp(join(tmpdir(), 'ctxvm-bench-memory-'));
 const dbPath = join(dir, 'memory.db');
@@ -46,18 +38,8 @@ const userId = 'bench-user';
 const u = store.forUser(userId);
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 const buildStart = process.hrtime.bigint();
-const BATCH = 1000;
-const nTasks = Math.round(N * 0.01), nFacts = Math.round(N * 0.01), nDecisions = Math.round(N * 0.005);
-const nTurns = N - nTasks - nFacts - nDecisions;
-for (let i = 0; i < nTurns; i += BATCH) {
-  const turns = [];
-  for (let j = i; j < Math.min(nTurns, i + BATCH); j++) turns.push({ id: `b${j}`, role: j % 2 ? 'assistant' : 'user', speaker: null, text: sentence(), atMs: t0 + j * 60_000, sessionId: `s${Math.floor(j / 200)}` });
-  await u.addTurns(turns);
-  if (!json && i % 20_000 === 0) process.stderr.write(`\rbuilding: ${i}/${nTurns} turns`);
-}
-for (let i = 0; i < nTasks; i++) await u.createTask({ title: `${pick(ZH_VERB)}${pick(ZH_SUBJ)} ${i}`, status: rnd() < 0.8 ? 'done' : 'todo', dueAtMs: t0 + Math.floor(rnd() * N) * 60_000, sourceTurnIds: [`b${i}`] });
-for (let i = 0; i < nFacts; i++) await u.setFact({ kind: 'fact', text: sentence(), sourceTurnIds: [`b${i}`] });
-for (let i = 0; i < nDecisions; i++) await u.addDecision({ text: `决定${pick(ZH_VERB)}${pick(ZH_SUBJ)}`, sourceTurnIds: [`b${i}`] });
+const { nTasks, nFacts, nDecisions, nTurns } = benchCounts(N);
+await fillBenchStore(u, text, { n: N, t0, onTurns: (i) => !json && i % 20_000 === 0 && process.stderr.write(`\rbuilding: ${i}/${nTurns} turns`) });
 const buildSeconds = Number(process.hrtime.bigint() - buildStart) / 1e9;
 if (!json) process.stderr.write('\r');
 log(`built ${N} memories for one user (${nTurns} turns, ${nTasks} tasks, ${nFacts} facts, ${nDecisions} decisions) in ${buildSeconds.toFixed(1)} s`);
@@ -77,10 +59,9 @@ const cpuMs = (start) => {
 const ingestMs = [];
 const ingestCpu = [];
 for (let i = 0; i < 550; i++) {
-  const text = i % 3 === 0 ? `记得明天下午三点${pick(ZH_VERB)}${pick(ZH_SUBJ)}` : sentence();
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
-  await manager.ingest(userId, [{ id: `new${i}`, role: 'user', text, atMs: now + i * 1000 }]);
+  await manager.ingest(userId, [{ id: `new${i}`, role: 'user', text: ingestText(text, i), atMs: now + i * 1000 }]);
   if (i >= 50) {
     ingestMs.push(ms(start));
     ingestCpu.push(cpuMs(cpu));
@@ -88,7 +69,7 @@ for (let i = 0; i < 550; i++) {
 }
 
 // rebuild: varied queries, no hot cache (every call rebuilds)
-const queries = [...ZH_SUBJ.map((s) => `${s}怎么样了？`), ...EN_SUBJ.map((s) => `what happened with ${s}?`), '下午还有什么要做的？', 'what are my open tasks?'];
+const queries = rebuildQueries(text);
 const rebuildMs = [];
 const rebuildCpu = [];
 let tokensSum = 0;

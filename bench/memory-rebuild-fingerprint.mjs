@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createBenchText, EN_SUBJ, ZH_SUBJ, ZH_VERB } from './bench-text.mjs';
 import { requireDist, root } from './lib.mjs';
 
 requireDist();
@@ -33,20 +34,11 @@ const N = Number(process.env.MEMORY_BENCH_N ?? 100_000);
 const userId = 'bench-user';
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 const now = t0 + N * 60_000;
-const ZH_SUBJ = ['项目评审', '周报', '预算', '客户会议', '季度总结', '合同', '招聘', '发布计划', '服务器迁移', '测试报告', '设计稿', '年会', '体检', '机票', '房租'];
-const EN_SUBJ = ['the release notes', 'the budget review', 'the hiring plan', 'the database migration', 'the client demo', 'the marketing deck', 'the offsite', 'the security audit', 'the roadmap', 'the onboarding doc'];
 const manager = (store) => createMemoryManager({ store, defaultTimeZone: 'Asia/Shanghai', tokens: createTokenCounter() });
 
 if (process.argv.includes('--build')) {
-  // The latency benchmark's generator (kept there untouched).
-  let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-  const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
-  const ZH_VERB = ['讨论了', '完成了', '推迟了', '需要准备', '提交了', '更新了', '确认了', '跟进'];
-  const ZH_TAIL = ['，大家都同意。', '，下周再看。', '，还有些问题。', '。', '，老板很满意。', '，需要再改一版。'];
-  const EN_VERB = ['we discussed', 'I finished', 'we postponed', 'I need to prepare', 'Sam reviewed', 'we shipped', 'Lee asked about'];
-  const EN_TAIL = ['.', ' and it went well.', ', more next week.', ' but there are open questions.', ' with the team.'];
-  const sentence = () => (rnd() < 0.5 ? `${pick(ZH_VERB)}${pick(ZH_SUBJ)}${pick(ZH_TAIL)}` : `${pick(EN_VERB)} ${pick(EN_SUBJ)}${pick(EN_TAIL)}`);
+  // The latency benchmark's generator and seed.
+  const { rnd, pick, sentence } = createBenchText();
   let clock = t0;
   const store = await openMemoryStore({ db: storePath, now: () => clock });
   const u = store.forUser(userId);

@@ -40,6 +40,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createBenchText, ZH_SUBJ as BENCH_ZH_SUBJ, ZH_VERB } from './bench-text.mjs';
 import { percentile, root } from './lib.mjs';
 
 const env = process.env;
@@ -76,16 +77,7 @@ const { createRedisHotCache } = await load('store/drivers/hot-redis.js');
 const { createTokenCounter } = await load('text/tokens.js');
 
 // --- deterministic data ---------------------------------------------------------------------
-let seed = 42;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
-const ZH_SUBJ = ['项目评审', '周报', '预算', '客户会议', '季度总结', '合同', '招聘', '发布计划', '服务器迁移', '测试报告', '设计稿', '年会', '体检', '机票', '房租', '数据库方案', '培训', '报销'];
-const ZH_VERB = ['讨论了', '完成了', '推迟了', '需要准备', '提交了', '更新了', '确认了', '跟进'];
-const ZH_TAIL = ['，大家都同意。', '，下周再看。', '，还有些问题。', '。', '，老板很满意。', '，需要再改一版。'];
-const EN_SUBJ = ['the release notes', 'the budget review', 'the hiring plan', 'the database migration', 'the client demo', 'the marketing deck', 'the offsite', 'the security audit', 'the roadmap', 'the onboarding doc'];
-const EN_VERB = ['we discussed', 'I finished', 'we postponed', 'I need to prepare', 'Sam reviewed', 'we shipped', 'Lee asked about'];
-const EN_TAIL = ['.', ' and it went well.', ', more next week.', ' but there are open questions.', ' with the team.'];
-const sentence = () => (rnd() < 0.5 ? `${pick(ZH_VERB)}${pick(ZH_SUBJ)}${pick(ZH_TAIL)}` : `${pick(EN_VERB)} ${pick(EN_SUBJ)}${pick(EN_TAIL)}`);
+const { rnd, pick, sentence, reseed, ZH_SUBJ } = createBenchText({ zhSubjects: [...BENCH_ZH_SUBJ, '数据库方案', '培训', '报销'] });
 // Recurring and related questions: what users ask their assistant again and again.
 const QUESTIONS = ['我今天有什么任务？', 'what are my open tasks?', '周报什么时候交？', 'when is the budget review?', '项目评审准备得怎么样了？', '上次讨论的数据库方案是什么？', 'what did we decide about the release notes?', '帮我总结一下本周的工作', 'remind me what is due this week', '客户会议的结论是什么？'];
 
@@ -240,7 +232,7 @@ async function uncachedRebuilds(store, tokens) {
 }
 
 async function replay(store, hot, tokens, refreshAhead, rate) {
-  seed = 4242; // the same request stream for every replay
+  reseed(4242); // the same request stream for every replay
   const startedAt = performance.now();
   const cached = createCachedMemoryStore({ store, hot });
   // Simulated time: the manager's clock (refresh-ahead rebuilds as of it) follows the replay.

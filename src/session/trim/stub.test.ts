@@ -1,67 +1,11 @@
 /**
  * Excerpts of long payloads are read from the ends of the text (stub.ts `excerptOfLong`): they must
- * be exactly what quoting every line gives, which `eagerExcerpt` below does the plain way.
+ * be exactly what quoting every line gives (`excerptQuotingEveryLine`, the plain way, which
+ * shorter texts take).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { excerpt, type ExcerptShape } from './stub.js';
-
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
-const ERROR_LINE = /\b(?:error|errors|failed|failure|fatal|exception|traceback|panic|denied|not found|cannot|could not|undefined reference|segmentation fault)\b|^E\s|✗|✘/i;
-
-function lines(text: string, maxLine: number): string[] {
-  const clean = text.includes('\u001b') ? text.replace(ANSI, '') : text;
-  return clean
-    .split('\n')
-    .map((l) => l.replace(/\s+$/, ''))
-    .filter((l) => l !== '')
-    .map((l) => {
-      const body = l.replace(/^\s+/, '');
-      const squeezed = l.length - body.length > 8 ? `        ${body}` : l;
-      return squeezed.length > maxLine ? `${squeezed.slice(0, maxLine)}…` : squeezed;
-    });
-}
-
-function take(ls: string[], budget: number): string[] {
-  const out: string[] = [];
-  let left = budget;
-  for (const l of ls) {
-    if (l.length + 1 > left) {
-      if (out.length === 0 && left >= 24) out.push(`${l.slice(0, left - 1)}…`);
-      break;
-    }
-    out.push(l);
-    left -= l.length + 1;
-  }
-  return out;
-}
-
-/** The excerpt as quoting every line gives it (the definition `excerpt` must match). */
-function eagerExcerpt(text: string, chars: number, shape: ExcerptShape): string {
-  if (chars < 24 || !text) return '';
-  const all = lines(text, Math.max(24, Math.min(chars, 160)));
-  if (all.length === 0) return '';
-  const whole = all.join('\n');
-  if (whole.length <= chars) return whole;
-  const parts: string[] = [];
-  let budget = chars;
-  const err = all.findIndex((l) => ERROR_LINE.test(l));
-  if (err !== -1) {
-    const e = take([all[err]!], Math.min(budget, 160));
-    parts.push(...e);
-    budget -= e.join('\n').length + 1;
-  }
-  const rest = err === -1 ? all : all.filter((_, i) => i !== err);
-  if (shape === 'head') parts.push(...take(rest, budget - 2), '…');
-  else if (shape === 'tail') parts.push('…', ...take([...rest].reverse(), budget - 2).reverse());
-  else {
-    const head = take(rest, Math.floor(budget / 2) - 2);
-    const tail = take([...rest.slice(head.length)].reverse(), budget - head.join('\n').length - 3).reverse();
-    parts.push(...head, '…', ...tail);
-  }
-  return parts.join('\n');
-}
+import { excerpt, excerptQuotingEveryLine as eagerExcerpt, type ExcerptShape } from './stub.js';
 
 const piece = fc.constantFrom(
   'ok\n',

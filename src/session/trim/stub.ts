@@ -288,18 +288,9 @@ function oneOf(lines: string[]): () => string | undefined {
 }
 
 /** Takes lines from `lines` (in the given order) until `budget` characters are spent. */
-function take(lines: string[], budget: number): string[] {
-  const out: string[] = [];
-  let left = budget;
-  for (const l of lines) {
-    if (l.length + 1 > left) {
-      if (out.length === 0 && left >= 24) out.push(`${l.slice(0, left - 1)}…`);
-      break;
-    }
-    out.push(l);
-    left -= l.length + 1;
-  }
-  return out;
+function take(lines: readonly string[], budget: number): string[] {
+  let i = 0;
+  return takeFrom(() => lines[i++], budget);
 }
 
 /**
@@ -309,6 +300,15 @@ function take(lines: string[], budget: number): string[] {
 export function excerpt(text: string, chars: number, shape: ExcerptShape = 'head-tail'): string {
   if (chars < 24 || !text) return '';
   if (text.length > LONG_TEXT) return excerptOfLong(text, chars, shape);
+  return excerptQuotingEveryLine(text, chars, shape);
+}
+
+/**
+ * `excerpt` the plain way, every line of `text` made quotable first: what it does for texts up to
+ * `LONG_TEXT`, and the definition its reading of longer ones from the ends must match.
+ */
+export function excerptQuotingEveryLine(text: string, chars: number, shape: ExcerptShape): string {
+  if (chars < 24 || !text) return '';
   const lines = quotableLines(text, Math.max(24, Math.min(chars, 160)));
   if (lines.length === 0) return '';
   const whole = lines.join('\n');
