@@ -10,7 +10,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createFsObjectStore, MIN_COMPRESS_BYTES, type FsObjectStoreOptions } from '../../src/store/drivers/objects-fs.js';
 import type { ObjectCodecName, ObjectStore } from '../../src/store/object-store.js';
 import { objectStoreContract } from './object-store.contract.js';
@@ -569,59 +569,57 @@ describe('fs object store', () => {
       return pathToFileURL(join(outDir, 'store/drivers/objects-fs.js')).href;
     }
 
+    let build = '';
+    let driver = '';
+    beforeAll(async () => {
+      build = await mkdtemp(join(tmpdir(), 'ctxvm-objects-build-'));
+      driver = await transpileStore(build);
+    });
+    afterAll(async () => {
+      if (build) await rm(build, { recursive: true, force: true });
+    });
+
     it('lets a process exit when its store was prepared for off-thread puts, used or not', async () => {
-      const build = await mkdtemp(join(tmpdir(), 'ctxvm-objects-build-'));
-      try {
-        const driver = await transpileStore(build);
-        const script = `
-          import { createFsObjectStore } from ${JSON.stringify(driver)};
-          const [root, use] = process.argv.slice(1);
-          const store = createFsObjectStore({ root });
-          store.prepare({ offThread: true });
-          if (use === 'use') process.stdout.write((await store.put(Buffer.alloc(1 << 20, 'x'), { offThread: true })).hash);`;
-        const run = promisify(execFile);
-        // a worker kept referenced would hold the process until the test's timeout
-        const [idle, used] = await Promise.all([run(process.execPath, ['--input-type=module', '-e', script, root, 'idle'], { timeout: 20_000 }), run(process.execPath, ['--input-type=module', '-e', script, root, 'use'], { timeout: 20_000 })]);
-        expect(idle.stdout).toBe('');
-        expect(used.stdout).toBe(sha256(Buffer.alloc(1 << 20, 'x')));
-      } finally {
-        await rm(build, { recursive: true, force: true });
-      }
+      const script = `
+        import { createFsObjectStore } from ${JSON.stringify(driver)};
+        const [root, use] = process.argv.slice(1);
+        const store = createFsObjectStore({ root });
+        store.prepare({ offThread: true });
+        if (use === 'use') process.stdout.write((await store.put(Buffer.alloc(1 << 20, 'x'), { offThread: true })).hash);`;
+      const run = promisify(execFile);
+      // a worker kept referenced would hold the process until the test's timeout
+      const [idle, used] = await Promise.all([run(process.execPath, ['--input-type=module', '-e', script, root, 'idle'], { timeout: 20_000 }), run(process.execPath, ['--input-type=module', '-e', script, root, 'use'], { timeout: 20_000 })]);
+      expect(idle.stdout).toBe('');
+      expect(used.stdout).toBe(sha256(Buffer.alloc(1 << 20, 'x')));
     });
 
     it('stores one intact object when four processes put the same content at once', async () => {
-      const build = await mkdtemp(join(tmpdir(), 'ctxvm-objects-build-'));
-      try {
-        const driver = await transpileStore(build);
-        const script = `
-          import { createFsObjectStore } from ${JSON.stringify(driver)};
-          const [root, seed] = process.argv.slice(1);
-          const content = Buffer.alloc(4 << 20);
-          for (let i = 0; i < content.length; i++) content[i] = 97 + ((i * 31 + (i >> 10)) % 26);
-          const store = createFsObjectStore({ root });
-          const results = [];
-          for (let round = 0; round < 3; round++) {
-            results.push(await store.put(content));
-            results.push(await store.putStream((async function* () {
-              for (let i = 0; i < content.length; i += 65536 + Number(seed)) yield content.subarray(i, i + 65536 + Number(seed));
-            })()));
-          }
-          process.stdout.write(JSON.stringify(results));`;
-        const run = promisify(execFile);
-        const outputs = await Promise.all(
-          [1, 2, 3, 4].map((seed) => run(process.execPath, ['--input-type=module', '-e', script, root, String(seed)])),
-        );
-        const expected = Buffer.alloc(4 << 20);
-        for (let i = 0; i < expected.length; i++) expected[i] = 97 + ((i * 31 + (i >> 10)) % 26);
-        const infos = outputs.flatMap((o) => JSON.parse(o.stdout) as Array<{ hash: string; existed: boolean }>);
-        expect(infos).toHaveLength(24);
-        expect(new Set(infos.map((i) => i.hash))).toEqual(new Set([sha256(expected)]));
-        const store = open();
-        expect(await walk(root)).toEqual([relative(root, objectFile(root, sha256(expected)))]);
-        expect(Buffer.compare(await store.get(sha256(expected)), expected)).toBe(0);
-      } finally {
-        await rm(build, { recursive: true, force: true });
-      }
+      const script = `
+        import { createFsObjectStore } from ${JSON.stringify(driver)};
+        const [root, seed] = process.argv.slice(1);
+        const content = Buffer.alloc(4 << 20);
+        for (let i = 0; i < content.length; i++) content[i] = 97 + ((i * 31 + (i >> 10)) % 26);
+        const store = createFsObjectStore({ root });
+        const results = [];
+        for (let round = 0; round < 3; round++) {
+          results.push(await store.put(content));
+          results.push(await store.putStream((async function* () {
+            for (let i = 0; i < content.length; i += 65536 + Number(seed)) yield content.subarray(i, i + 65536 + Number(seed));
+          })()));
+        }
+        process.stdout.write(JSON.stringify(results));`;
+      const run = promisify(execFile);
+      const outputs = await Promise.all(
+        [1, 2, 3, 4].map((seed) => run(process.execPath, ['--input-type=module', '-e', script, root, String(seed)])),
+      );
+      const expected = Buffer.alloc(4 << 20);
+      for (let i = 0; i < expected.length; i++) expected[i] = 97 + ((i * 31 + (i >> 10)) % 26);
+      const infos = outputs.flatMap((o) => JSON.parse(o.stdout) as Array<{ hash: string; existed: boolean }>);
+      expect(infos).toHaveLength(24);
+      expect(new Set(infos.map((i) => i.hash))).toEqual(new Set([sha256(expected)]));
+      const store = open();
+      expect(await walk(root)).toEqual([relative(root, objectFile(root, sha256(expected)))]);
+      expect(Buffer.compare(await store.get(sha256(expected)), expected)).toBe(0);
     });
   });
 });
