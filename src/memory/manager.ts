@@ -576,12 +576,23 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       // A user turn is read before it is stored, so that one which changes memory is stored with
       // its change in one transaction, as processMessage stores a message: one COMMIT instead of
       // two (and half the pages written to the log for the change's version and index).
-      const x = ex && t.role === 'user' ? await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store) : undefined;
+      // A failure to read or apply it is thrown once the turn is stored, archived and embedded,
+      // as when turns were stored first.
+      let failure: { error: unknown } | undefined;
+      let x: Extraction | undefined;
+      try {
+        x = ex && t.role === 'user' ? await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store) : undefined;
+      } catch (error) {
+        failure = { error };
+      }
       const applies = x !== undefined && WRITE_INTENTS.has(x.intent) && x.confidence >= clarifyBelow && !x.clarification;
-      const { added, changes } = applies ? await storeWithChanges(userId, atMs, turn, x) : { ...(await store.addTurns([turn])), changes: [] };
+      const stored = applies ? await storeWithChanges(userId, atMs, turn, x!) : { ...(await store.addTurns([turn])), changes: [] };
+      const { added, changes } = stored;
+      if ('failure' in stored) failure ??= stored.failure;
       result.added += added;
       if (options.archive && added) await options.archive.append(userId, [{ ...turn, userId }]);
       if (added) await embedWritten(userId, [turn], changes);
+      if (failure) throw failure.error;
       // (a turn stored before is neither counted nor applied again)
       if (!x || !added) continue;
       result.byIntent[x.intent] = (result.byIntent[x.intent] ?? 0) + 1;
@@ -598,9 +609,10 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   /**
    * Stores an ingested turn and applies what was extracted from it, in one transaction when the
    * store has them; nothing is applied for a turn stored before. If applying fails, the turn is
-   * stored alone (as it would have been before its change) and the error is thrown.
+   * stored alone (as it would have been before its change) and the failure is returned with it,
+   * for the caller to throw once it has done with the turn.
    */
-  async function storeWithChanges(userId: string, atMs: number, turn: Omit<Turn, 'userId'>, x: Extraction): Promise<{ added: number; changes: AppliedChange[] }> {
+  async function storeWithChanges(userId: string, atMs: number, turn: Omit<Turn, 'userId'>, x: Extraction): Promise<{ added: number; changes: AppliedChange[]; failure?: { error: unknown } }> {
     const store = userAt(userId, atMs);
     let turnStored = false;
     const unit = async (s: UserMemoryStore) => {
@@ -611,8 +623,17 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     try {
       return store.atomically ? await store.atomically(unit) : await unit(store);
     } catch (error) {
-      if (turnStored && store.atomically) await store.addTurns([turn]);
-      throw error;
+      // without transactions the turn is stored already; with them it was rolled back
+      let added = 0;
+      if (turnStored && !store.atomically) added = 1;
+      else if (turnStored) {
+        try {
+          added = (await store.addTurns([turn])).added;
+        } catch {
+          // the first failure says what went wrong
+        }
+      }
+      return { added, changes: [], failure: { error } };
     }
   }
 

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { zonedTimeToInstant } from '../../src/core/time-zone.js';
 import { CtxvmError } from '../../src/errors.js';
 import { createMemoryManager, PAIR_WAIT_MS, type MemoryManager } from '../../src/memory/manager.js';
+import type { Extraction } from '../../src/memory/extraction.js';
 import type { MemoryStore } from '../../src/memory/memory-store.js';
 import { createSqlMemoryStore, openMemoryStore } from '../../src/memory/store/sql-memory-store.js';
 import { openWarmDatabase } from '../../src/store/warm/open.js';
@@ -104,6 +105,31 @@ describe('the seed conversation (Chinese)', () => {
     expect(await manager.user('dora').listTasks()).toHaveLength(1);
     expect((await manager.user('dora').getTurns(['m1', 'm2'])).map((t) => t.id)).toEqual(['m1', 'm2']);
     expect(await manager.user('dora').version()).toBe(version + 1); // m2's turn, nothing else
+  });
+
+  it('keeps an ingested turn, archived, when reading or applying it fails, and then throws', async () => {
+    const archived: string[] = [];
+    const archive = { append: async (_u: string, turns: readonly { id: string }[]) => void archived.push(...turns.map((t) => t.id)) };
+    const t1 = Date.parse('2023-05-08T13:56:00Z');
+    const failing = (fail: 'read' | 'apply') =>
+      createMemoryManager({
+        store,
+        defaultTimeZone: ZONE,
+        archive,
+        extractor: {
+          extract: () => {
+            if (fail === 'read') throw new Error('the reader is down');
+            // a task the store refuses to create
+            return { intent: 'create_task', confidence: 1, entities: [], language: 'en', task: { title: 'renew passport', priority: 'soonest' } } as unknown as Extraction;
+          },
+        },
+      });
+    await expect(failing('read').ingest('eve', [{ id: 'r1', role: 'user', text: 'anything', atMs: t1 }, { id: 'r2', role: 'user', text: 'more', atMs: t1 + 1 }])).rejects.toThrow('the reader is down');
+    await expect(failing('apply').ingest('eve', [{ id: 'a1', role: 'user', text: 'remind me to renew my passport', atMs: t1 + 2 }])).rejects.toThrow(/priority/);
+    // the failing turns are stored and archived, as turns stored before they are read; the batch stops there
+    expect((await manager.user('eve').getTurns(['r1', 'r2', 'a1'])).map((t) => t.id)).toEqual(['r1', 'a1']);
+    expect(archived).toEqual(['r1', 'a1']);
+    expect(await manager.user('eve').listTasks()).toEqual([]);
   });
 
   it('keeps the stable prefix byte-identical between turns while memory that feeds it is unchanged', async () => {
