@@ -198,14 +198,20 @@ export function parseSlice(b: Buffer, start: number, end: number): unknown {
 
 /** The string value at `b[start, end)` (quotes included in the range), decoded. */
 export function stringSlice(b: Buffer, start: number, end: number): string {
-  const raw = b.indexOf(BACKSLASH, start + 1);
-  if (raw === -1 || raw >= end - 1) {
-    const s = b.toString('utf8', start + 1, end - 1);
-    // JSON.parse would reject raw control characters; let it, with its own message
-    for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) < 0x20) return JSON.parse(b.toString('utf8', start, end)) as string;
-    return s;
+  return decodeStringBody(b, start + 1, end - 1);
+}
+
+/**
+ * The JSON string whose text between the quotes is `b[start, end)`, decoded as JSON.parse does
+ * (a SyntaxError where it would throw); plain text — no escape, no control character — is taken
+ * as it is, without JSON.parse.
+ */
+export function decodeStringBody(b: Buffer, start: number, end: number): string {
+  for (let k = start; k < end; k++) {
+    const c = b[k]!;
+    if (c < 0x20 || c === BACKSLASH) return JSON.parse(`"${b.toString('utf8', start, end)}"`) as string;
   }
-  return JSON.parse(b.toString('utf8', start, end)) as string;
+  return b.toString('utf8', start, end);
 }
 
 /** The value at `b[start, end)`: a string decoded directly, anything else through JSON.parse. */

@@ -15,6 +15,7 @@
  * with a full load is left: a long line whose skipped strings hide an invalid escape is taken as
  * the scan takes it, where a full load would leave the line out of the context.
  */
+import { decodeStringBody } from '../../core/json-scan.js';
 import { SkippedString } from '../../core/json-skim.js';
 import type { RawLine } from '../../core/jsonl.js';
 import type { LineMeta } from './scan.js';
@@ -52,15 +53,6 @@ const HEAD_BYTES = KEEP_CHARS * 6 + 8;
 /** Bytes tried first: enough for KEEP_CHARS characters of plain ASCII, the usual case. */
 const SHORT_HEAD_BYTES = KEEP_CHARS + 8;
 
-/** The decoded JSON string in `bytes[start, end)` (no quotes); throws on a bad escape. */
-function decode(bytes: Buffer, start: number, end: number): string {
-  for (let k = start; k < end; k++) {
-    const c = bytes[k]!;
-    if (c < 0x20 || c === 0x5c) return JSON.parse(`"${bytes.toString('utf8', start, end)}"`) as string;
-  }
-  return bytes.toString('utf8', start, end);
-}
-
 /** The end of a head of at most `span` bytes from `start` that cuts neither an escape nor a UTF-8 sequence. */
 function headEnd(bytes: Buffer, start: number, span: number): number {
   let cut = start + span;
@@ -85,11 +77,11 @@ function standInOfSkipped(bytes: Buffer, skipped: SkippedString): string {
   const { start, end } = skipped;
   for (const span of [SHORT_HEAD_BYTES, HEAD_BYTES]) {
     if (start + span >= end) break;
-    const head = decode(bytes, start, headEnd(bytes, start, span));
+    const head = decodeStringBody(bytes, start, headEnd(bytes, start, span));
     // the head is short: a slice of it keeps nothing large alive
     if (head.length > KEEP_CHARS && NOT_BLANK.test(head.slice(0, KEEP_CHARS))) return `${head.slice(0, KEEP_CHARS)}${CUT}`;
   }
-  return standIn(decode(bytes, start, end));
+  return standIn(decodeStringBody(bytes, start, end));
 }
 
 function leanValue(v: unknown, bytes?: Buffer): unknown {

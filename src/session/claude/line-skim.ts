@@ -11,11 +11,11 @@
  * the trimmer parses every line it changes, which does.
  */
 import { createKeyTable } from '../../core/json-keys.js';
+import { decodeStringBody, skipSpace, skipString } from '../../core/json-scan.js';
 import { SkippedString } from '../../core/json-skim.js';
 import type { ClaudeLine } from './types.js';
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
@@ -159,32 +159,15 @@ class Walk {
   ) {}
 
   ws(): void {
-    const b = this.b;
-    let i = this.i;
-    while (i < this.n) {
-      const c = b[i]!;
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
-      else break;
-    }
-    this.i = i;
+    this.i = skipSpace(this.b, this.i, this.n);
   }
 
   /** With `i` at an opening quote: moves past the string; returns the index of its closing quote. */
   stringEnd(): number {
-    const b = this.b;
-    const start = this.i + 1;
-    let from = start;
-    for (;;) {
-      const q = b.indexOf(QUOTE, from);
-      if (q === -1 || q >= this.n) malformed(this.i);
-      let k = q - 1;
-      while (k >= start && b[k] === BACKSLASH) k--;
-      if ((q - 1 - k) % 2 === 0) {
-        this.i = q + 1;
-        return q;
-      }
-      from = q + 1;
-    }
+    const next = skipString(this.b, this.i, this.n);
+    if (next < 0) malformed(this.i);
+    this.i = next;
+    return next - 1;
   }
 
   /** A string: decoded when short (or `always`), else its byte range. */
@@ -192,23 +175,9 @@ class Walk {
     const start = this.i + 1;
     const end = this.stringEnd();
     if (!always && end - start > DECODE_BYTES) return new SkippedString(start, end);
-    return (end - start <= LONGEST_VALUE && KNOWN_VALUE(this.b, start, end)) || this.decode(start, end);
+    return (end - start <= LONGEST_VALUE && KNOWN_VALUE(this.b, start, end)) || decodeStringBody(this.b, start, end);
   }
 
-  /** The string in `b[start, end)` (quotes excluded), decoded as JSON.parse would, or a SyntaxError. */
-  decode(start: number, end: number): string {
-    const b = this.b;
-    let plain = true;
-    for (let k = start; k < end; k++) {
-      const c = b[k]!;
-      if (c < 0x20 || c === BACKSLASH) {
-        plain = false;
-        break;
-      }
-    }
-    if (plain) return b.toString('utf8', start, end);
-    return JSON.parse(b.toString('utf8', start - 1, end + 1)) as string;
-  }
 
   /** A key: a known one matched on its bytes, any other decoded. */
   key(): string {
@@ -216,7 +185,7 @@ class Walk {
     if (b[this.i] !== QUOTE) malformed(this.i);
     const start = this.i + 1;
     const end = this.stringEnd();
-    return KNOWN_KEY(b, start, end) ?? this.decode(start, end);
+    return KNOWN_KEY(b, start, end) ?? decodeStringBody(b, start, end);
   }
 
   /** Moves past `:` after a key. */
@@ -261,12 +230,7 @@ class Walk {
     if (c === 0x6e) return lit('null', null);
     if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
       const start = this.i;
-      let i = start + 1;
-      while (i < this.n) {
-        const d = b[i]!;
-        if ((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) i++;
-        else break;
-      }
+      const i = this.numberEnd();
       const text = b.toString('latin1', start, i);
       if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text)) malformed(start);
       this.i = i;
@@ -315,13 +279,19 @@ class Walk {
       return;
     }
     if (c !== 0x2d && (c === undefined || c < 0x30 || c > 0x39)) malformed(this.i);
+    this.i = this.numberEnd();
+  }
+
+  /** With `i` at a number's first character: the index past the characters a number may have. */
+  numberEnd(): number {
+    const b = this.b;
     let i = this.i + 1;
     while (i < this.n) {
       const d = b[i]!;
       if ((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) i++;
       else break;
     }
-    this.i = i;
+    return i;
   }
 
   /** Any value: objects and arrays built, long strings skipped. */

@@ -36,7 +36,7 @@ function lineBytes(data: string | Buffer): Buffer {
 }
 
 export class ClaudeOutputIndex {
-  readonly #inputMeta: ReadonlyMap<number, LineMeta>;
+  readonly #inputMeta: (line: number) => LineMeta | undefined;
   readonly #inputLean: LeanLines;
   readonly #index: ClaudeIndex;
   /** Lean forms of the lines written anew, by line number. */
@@ -45,8 +45,8 @@ export class ClaudeOutputIndex {
   /** The number the last line got. */
   #line = 0;
 
-  /** `input`: the input file; `inputMeta`: its lines by number; `inputLean`: its lean lines (lean-load.ts). */
-  constructor(input: string, inputMeta: ReadonlyMap<number, LineMeta>, inputLean: LeanLines) {
+  /** `input`: the input file; `inputMeta`: its line records by number; `inputLean`: its lean lines (lean-load.ts). */
+  constructor(input: string, inputMeta: (line: number) => LineMeta | undefined, inputLean: LeanLines) {
     this.#inputMeta = inputMeta;
     this.#inputLean = inputLean;
     this.#index = { file: input, lines: [], badLines: [], lastBoundary: -1, totalBytes: 0, unknownTypes: this.#unknownTypes };
@@ -59,7 +59,7 @@ export class ClaudeOutputIndex {
     this.#line = line;
     let meta: LineMeta;
     if (written.kind !== 'serialized' && written.origin !== undefined) {
-      const source = this.#inputMeta.get(written.origin);
+      const source = this.#inputMeta(written.origin);
       if (!source) return; // a blank or non-object line passed through: not in an index
       meta = source;
     } else {

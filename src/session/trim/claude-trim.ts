@@ -46,15 +46,15 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
   }
   if (index.lines.length === 0) throw new CtxvmError('E_PARSE', `${input}: no transcript lines found`, { hint: 'is this a Claude Code session file?' });
   const plan = planClaudeTrim(index, policy);
-  // each line's record and its place in the index (where pass 1's notes on it are)
-  const metaByLine = new Map<number, LineMeta>();
+  // each line's place in the index: its record there, and where pass 1's notes on it are
   const slotOf = new Map<number, number>();
-  index.lines.forEach((m, slot) => {
-    metaByLine.set(m.line, m);
-    slotOf.set(m.line, slot);
-  });
+  index.lines.forEach((m, slot) => slotOf.set(m.line, slot));
+  const metaOf = (line: number): LineMeta | undefined => {
+    const slot = slotOf.get(line);
+    return slot === undefined ? undefined : index.lines[slot];
+  };
 
-  const output = new ClaudeOutputIndex(input, metaByLine, lean);
+  const output = new ClaudeOutputIndex(input, metaOf, lean);
   const writer = await TrimStreamWriter.open(opts.output, opts.store, {
     what: 'transcript',
     ...tuning.packs,
@@ -68,7 +68,7 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
       policy,
       tokens,
       plan,
-      lines: { meta: (line) => metaByLine.get(line), slot: (line) => slotOf.get(line) },
+      lines: { meta: metaOf, slot: (line) => slotOf.get(line) },
       ...(index.edits ? { edits: index.edits } : {}),
       writer,
       ...(opts.signal ? { signal: opts.signal } : {}),

@@ -98,7 +98,7 @@ export interface TrimStreamResult {
 
 /** Where a token stands in a line's bytes: the handle's address goes there once known. */
 type Patch = { handle: PageOutHandle; at: number; length: number };
-type Waiting = { data: Buffer; patches: Patch[]; kind: WrittenKind; origin: number | undefined };
+type Waiting = { data: Buffer; patches: Patch[] };
 
 /** Output gathered before it is written, bytes. */
 const FLUSH_BYTES = 1 << 20;
@@ -419,15 +419,15 @@ export class TrimStreamWriter {
         else patches.push(p);
       }
     }
-    if (patches.length === 0 && this.#waiting.length === 0) this.#out(data, kind, origin);
+    if (patches.length === 0 && this.#waiting.length === 0) this.#out(data);
     else {
-      this.#waiting.push({ data, patches, kind, origin });
+      this.#waiting.push({ data, patches });
       this.#waitingBytes += data.length;
     }
   }
 
   /** Gathers a line for the output file, in order. */
-  #out(data: Buffer, kind: WrittenKind, origin: number | undefined): void {
+  #out(data: Buffer): void {
     this.#gathered.push(data);
     this.#gatheredBytes += data.length;
     this.#linesOut++;
@@ -447,7 +447,7 @@ export class TrimStreamWriter {
       }
       this.#waiting.shift();
       this.#waitingBytes -= entry.data.length;
-      this.#out(entry.data, entry.kind, entry.origin);
+      this.#out(entry.data);
     }
   }
 
