@@ -122,14 +122,16 @@ export function formatBytes(n: number): string {
 // ANSI escape sequences (colours, cursor moves) carry no meaning for a model
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
-const ERROR_LINE = /\b(?:error|errors|failed|failure|fatal|exception|traceback|panic|denied|not found|cannot|could not|undefined reference|segmentation fault)\b|^E\s|✗|✘/i;
+/** Words that make a line of output look like an error. */
+const ERROR_WORDS = 'error|errors|failed|failure|fatal|exception|traceback|panic|denied|not found|cannot|could not|undefined reference|segmentation fault';
+const ERROR_LINE = new RegExp(`\\b(?:${ERROR_WORDS})\\b|^E\\s|✗|✘`, 'i');
 
 /**
  * Where an error-looking line may be: every line ERROR_LINE matches holds a match of this (its
  * keywords without the closing boundary, which cutting a long line can add; its line start as a
  * line start of the text). Lines without one are never tested.
  */
-const ERROR_CANDIDATE = /\b(?:error|errors|failed|failure|fatal|exception|traceback|panic|denied|not found|cannot|could not|undefined reference|segmentation fault)|^E\s|✗|✘/gim;
+const ERROR_CANDIDATE = new RegExp(`\\b(?:${ERROR_WORDS})|^E\\s|✗|✘`, 'gim');
 
 /** Text without ANSI codes: every sequence starts with ESC, which most payloads have none of. */
 function withoutAnsi(text: string): string {
@@ -255,7 +257,7 @@ function excerptOfLong(text: string, chars: number, shape: ExcerptShape): string
   let budget = chars;
   const err = firstErrorLine(clean, maxLine);
   if (err) {
-    const e = takeFrom(oneOf([err.line]), Math.min(budget, 160));
+    const e = take([err.line], Math.min(budget, 160));
     parts.push(...e);
     budget -= e.join('\n').length + 1;
   }
@@ -279,12 +281,6 @@ function excerptOfLong(text: string, chars: number, shape: ExcerptShape): string
     parts.push(...head, '…', ...tail);
   }
   return parts.join('\n');
-}
-
-/** A line source over a list. */
-function oneOf(lines: string[]): () => string | undefined {
-  let i = 0;
-  return () => lines[i++];
 }
 
 /** Takes lines from `lines` (in the given order) until `budget` characters are spent. */
