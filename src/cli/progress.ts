@@ -14,8 +14,8 @@ export interface ProgressOptions {
   label: string;
   /** Total amount of work (e.g. bytes), or 0 when unknown. */
   total: number;
-  /** How `done`/`total` are shown. */
-  unit?: 'bytes' | 'items';
+  /** How `done`/`total` are shown (`share`: the bar alone). */
+  unit?: 'bytes' | 'items' | 'share';
   /** Minimum time between redraws (ms, default 100). */
   intervalMs?: number;
   now?: () => number;
@@ -23,7 +23,8 @@ export interface ProgressOptions {
 
 const silent: Progress = { update() {}, done() {} };
 
-function formatAmount(n: number, unit: 'bytes' | 'items'): string {
+function formatAmount(n: number, unit: 'bytes' | 'items' | 'share'): string {
+  if (unit === 'share') return '';
   if (unit === 'items') return String(n);
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;

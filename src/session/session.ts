@@ -9,7 +9,7 @@ import { readJsonl } from '../core/jsonl.js';
 import { CtxvmError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { createFsObjectStore } from '../store/drivers/objects-fs.js';
-import { createTokenCounter, type TokenCounter } from '../text/tokens.js';
+import { createMeasurementCounters, createTokenCounter, type TokenCounter } from '../text/tokens.js';
 import { cacheScenarios, type CacheScenario } from './cache-model.js';
 import { claudeDriver } from './claude/driver.js';
 import { detectSessionAgent } from './detect-agent.js';
@@ -18,7 +18,7 @@ import type { AgentContext, AgentKind, TokenCategory } from './context-model.js'
 import type { DriverTrimStats, LoadedSession, SessionDriver, ValidationFinding } from './driver.js';
 import { invalidOutputError } from './invalid-output.js';
 import { priceFor } from './pricing.js';
-import { countContextTokens, type TokenBreakdown } from './token-breakdown.js';
+import { countContextTokens, isCountedText, type TokenBreakdown } from './token-breakdown.js';
 import type { IdSource } from './trim/id-object.js';
 import { resolvePolicy, type TrimPolicy } from './trim/policy.js';
 import { readLoggedContext, type LoggedContext } from './usage-profile.js';
@@ -80,6 +80,11 @@ export interface TrimSessionOptions extends SessionServices {
   /** Count tokens of the contexts before and after (default true; off for raw throughput). */
   measure?: boolean;
   onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
+  /**
+   * While the tokens are counted, after the trim (when measuring): characters of the input's
+   * texts counted so far and in all; (0, 0) first, when the input starts to load for it.
+   */
+  onCountProgress?: (charsDone: number, charsTotal: number) => void;
   /** See `DriverTrimInput.idSource` (a branch being trimmed as it is made). */
   idSource?: IdSource;
   signal?: AbortSignal;
@@ -136,7 +141,7 @@ function requestTokens(logged: LoggedContext, before: number, after: number): Re
 
 const ratioRemoved = (before: number, after: number) => (before > 0 ? Math.round((1 - after / before) * 10_000) / 10_000 : 0);
 
-function counterFor(services: SessionServices, model: string | undefined): TokenCounter {
+function counterFor(services: Pick<SessionServices, 'tokens'>, model: string | undefined): TokenCounter {
   return services.tokens ?? createTokenCounter(model ? { model } : {});
 }
 
@@ -228,25 +233,66 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     holder: stats.holder,
   };
   if (measure) {
-    // exact counts need the texts: full loads of both files, for the numbers only
-    const input = await driver.load(options.input);
+    // exact counts need the texts: full loads of both files, one at a time, for the numbers only
+    options.onCountProgress?.(0, 0);
+    const input = await measureInput(driver, options);
     const output = await driver.load(options.output);
-    const counter = counterFor(options, input.context.model);
-    const counted = countContextTokens(input.context, counter);
-    const countedAfter = countContextTokens(output.context, counter);
-    const b = counted.tokens;
+    const countedAfter = countContextTokens(output.context, counterFor(options, input.model));
+    const b = input.counted.tokens;
     const a = countedAfter.tokens;
-    if (input.context.model) report.model = input.context.model;
+    if (input.model) report.model = input.model;
     report.input.tokens = b;
-    report.input.breakdown = counted.breakdown;
+    report.input.breakdown = input.counted.breakdown;
     report.output.tokens = a;
     report.output.breakdown = countedAfter.breakdown;
     report.reduction = ratioRemoved(b, a);
-    const request = requestTokens(await readLoggedContext(options.input, input.context, counter), b, a);
+    const request = requestTokens(input.logged, b, a);
     if (request) report.request = request;
-    report.tokenizer = counted.method;
+    report.tokenizer = input.counted.method;
   }
   return report;
+}
+
+/** A session's tokens and what its log's usage says, counted with one pair of counters. */
+interface MeasuredInput {
+  model?: string;
+  counted: TokenBreakdown;
+  logged: LoggedContext;
+}
+
+/**
+ * Loads `file` in full and counts it: each text is counted once for both the breakdown and the
+ * usage profile, and nothing of it (texts, counts) outlives the call.
+ */
+async function measureFile(driver: SessionDriver, file: string, services: Pick<SessionServices, 'tokens'>, onProgress?: (charsDone: number, charsTotal: number) => void): Promise<MeasuredInput & { loaded: LoadedSession }> {
+  const loaded = await driver.load(file);
+  const model = loaded.context.model;
+  const { counter, raw } = services.tokens ? { counter: services.tokens, raw: undefined } : createMeasurementCounters(model ? { model } : {});
+  const counted = countContextTokens(loaded.context, onProgress ? reportingCounter(counter, loaded.context, onProgress) : counter);
+  const logged = await readLoggedContext(file, loaded.context, counter, raw);
+  return { ...(model ? { model } : {}), counted, logged, loaded };
+}
+
+/** `measureFile` of a trim's input, keeping none of the loaded session. */
+async function measureInput(driver: SessionDriver, options: TrimSessionOptions): Promise<MeasuredInput> {
+  const { loaded: _dropped, ...measured } = await measureFile(driver, options.input, options, options.onCountProgress);
+  return measured;
+}
+
+/** `counter`, telling `onProgress` how many characters of `context`'s texts it has counted. */
+function reportingCounter(counter: TokenCounter, context: AgentContext, onProgress: (charsDone: number, charsTotal: number) => void): TokenCounter {
+  let total = 0;
+  for (const e of context.entries) if (!e.notBilled) for (const p of e.parts) if (isCountedText(p)) total += p.text.length;
+  let done = 0;
+  return {
+    ...counter,
+    count(text) {
+      const n = counter.count(text);
+      done += text.length;
+      onProgress(done, total);
+      return n;
+    },
+  };
 }
 
 export interface AnalyzeOptions {
@@ -289,9 +335,8 @@ export interface AnalyzeReport {
 
 /** Token composition of the context, what trimming would save, and the prompt-caching economics. */
 export async function analyzeSession(file: string, options: AnalyzeOptions = {}): Promise<AnalyzeReport> {
-  const loaded = await loadSession(file);
-  const counter = options.tokens ?? createTokenCounter(loaded.context.model ? { model: loaded.context.model } : {});
-  const before = countContextTokens(loaded.context, counter);
+  const { loaded, counted: before, logged } = await measureFile(driverFor(await detectAgent(file)), file, options);
+  const counter = counterFor(options, loaded.context.model);
   const dir = await mkdtemp(join(tmpdir(), 'ctxvm-analyze-'));
   try {
     const store = options.store ?? createFsObjectStore({ root: join(dir, 'objects') });
@@ -304,7 +349,6 @@ export async function analyzeSession(file: string, options: AnalyzeOptions = {})
     const growth = userTurns.length ? Math.round(userTurns.reduce((s, e) => s + e.tokens, 0) / userTurns.length) : 0;
     const model = options.model ?? loaded.context.model;
     const price = priceFor(model);
-    const logged = await readLoggedContext(file, loaded.context, counter);
     return {
       agent: loaded.agent,
       file,

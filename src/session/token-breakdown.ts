@@ -20,6 +20,11 @@ export interface TokenBreakdown {
   method: string;
 }
 
+/** Whether a part's cost is its text counted by the tokenizer (not fixed, an image, or encrypted). */
+export function isCountedText(part: ContextPart): boolean {
+  return part.billedTokens === undefined && part.category !== 'image' && !part.encryptedChars;
+}
+
 /** Tokens one part costs. */
 export function partTokens(part: ContextPart, counter: TokenCounter, billing: AgentBilling): number {
   if (part.billedTokens !== undefined) return part.billedTokens;

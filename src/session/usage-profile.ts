@@ -210,8 +210,12 @@ export function loggedContext(profile: UsageProfile, params: CalibrationParams):
   return out;
 }
 
-/** The LoggedContext of a loaded session (one more read of the file, for its usage records). */
-export async function readLoggedContext(file: string, context: AgentContext, counter: TokenCounter): Promise<LoggedContext> {
-  const profile = context.agent === 'claude' ? await claudeUsageProfile(file, context) : await codexUsageProfile(file);
+/**
+ * The LoggedContext of a loaded session (one more read of the file, for its usage records). `raw`:
+ * the uncalibrated counter to profile with (createMeasurementCounters' `raw` counts each text
+ * `counter` counted once).
+ */
+export async function readLoggedContext(file: string, context: AgentContext, counter: TokenCounter, raw: TokenCounter = createTokenCounter()): Promise<LoggedContext> {
+  const profile = context.agent === 'claude' ? await claudeUsageProfile(file, context, raw) : await codexUsageProfile(file, raw);
   return loggedContext(profile, calibrationParams(context.agent, counter));
 }

@@ -3,7 +3,7 @@ import { countTokens as libraryCount, encode } from 'gpt-tokenizer/encoding/o200
 import { describe, expect, it } from 'vitest';
 import { CtxvmError } from '../errors.js';
 import { MODEL_CALIBRATION, calibrationForModel, calibrationFromUsage } from './calibration.js';
-import { createTokenCounter } from './tokens.js';
+import { createMeasurementCounters, createTokenCounter } from './tokens.js';
 
 const plain = { disallowedSpecial: new Set<string>() };
 const reference = (text: string) => libraryCount(text, plain);
@@ -227,5 +227,26 @@ describe('calibration', () => {
     const samples = texts.map((text) => ({ text, localTokens: counter.count(text), reportedTokens: Math.round(counter.count(text) * 1.25) }));
     const calibrated = createTokenCounter({ calibration: calibrationFromUsage(samples) });
     for (const sample of samples) expect(Math.abs(calibrated.count(sample.text) - sample.reportedTokens)).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('createMeasurementCounters', () => {
+  it.each([['claude-sonnet-4-5'], ['gpt-4o']])('counts what createTokenCounter counts, calibrated and raw, texts of any length (%s)', (model) => {
+    const plainCounter = createTokenCounter({ model });
+    const { counter, raw } = createMeasurementCounters({ model });
+    expect(counter.name).toBe(plainCounter.name);
+    expect(counter.calibration).toBe(plainCounter.calibration);
+    expect(raw.calibration).toBe(1);
+    // long texts are past the default memo: the raw counter remembers them, and a second count agrees
+    for (const text of [...Object.values(corpora), corpora.prose!.repeat(3), '', 'x']) {
+      for (let round = 0; round < 2; round++) {
+        expect(counter.count(text)).toBe(plainCounter.count(text));
+        expect(raw.count(text)).toBe(reference(text));
+      }
+    }
+    const text = corpora.mixed!;
+    expect(counter.isWithin(text, plainCounter.count(text))).toBe(true);
+    expect(counter.isWithin(text, plainCounter.count(text) - 1)).toBe(false);
+    expect(counter.estimate(text)).toBe(plainCounter.estimate(text));
   });
 });

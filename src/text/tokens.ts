@@ -101,6 +101,28 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
   };
 }
 
+/** Counters for one measurement: `counter` as `createTokenCounter(options)` makes it, and `raw` (calibration 1). */
+export interface MeasurementCounters {
+  counter: TokenCounter;
+  raw: TokenCounter;
+}
+
+/**
+ * Counters that count each text once between them: `raw` remembers every text it counts, at any
+ * length, and `counter.count` scales its counts. A measurement counts the same texts twice — a
+ * context, then its features against the log's usage (usage-profile.ts) — and a long session's
+ * texts are megabytes each, past any bounded memo. They hold what they counted until dropped:
+ * make them for one measurement, never keep them.
+ */
+export function createMeasurementCounters(options: Omit<TokenCounterOptions, 'memo'> = {}): MeasurementCounters {
+  const counter = createTokenCounter(options);
+  const raw = createTokenCounter({ calibration: 1, memo: { maxTextChars: Number.POSITIVE_INFINITY, maxTotalChars: Number.POSITIVE_INFINITY } });
+  const factor = counter.calibration;
+  // the same number counter.count gives: its calibrated count is round(raw count × factor)
+  const count = (text: string) => (factor === 1 ? raw.count(text) : Math.round(raw.count(text) * factor));
+  return { counter: { ...counter, count }, raw };
+}
+
 function checkText(text: string): string {
   if (typeof text !== 'string') throw new UsageError(`TokenCounter: expected a string, got ${typeof text}`);
   return text;

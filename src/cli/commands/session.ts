@@ -99,6 +99,7 @@ export function registerSession(program: Command, ctx: CommandContext): void {
       const target = await resolveOutputTarget(ctx.io.cwd, opts.output);
       if (target.kind === 'stdout' && opts.json) throw new UsageError('--json needs -o FILE: with -o - the trimmed session itself is printed on stdout');
       const progress = createProgress(ctx.io.stderr, { label: 'trim', total: 0 });
+      let counting: ReturnType<typeof createProgress> | undefined;
       const { trimSession } = await engine();
       const report = await writeToTarget(target, join(ctx.config().home, 'tmp'), ctx.io.stdout, async (output) => trimSession({
         input: resolve(ctx.io.cwd, input),
@@ -112,8 +113,16 @@ export function registerSession(program: Command, ctx: CommandContext): void {
           images: !keep.images,
         },
         onProgress: (done) => progress.update(done),
+        onCountProgress: (done, total) => {
+          if (!counting) {
+            progress.done();
+            counting = createProgress(ctx.io.stderr, { label: 'count tokens', total: 1000, unit: 'share' });
+          }
+          counting.update(total > 0 ? Math.round((1000 * done) / total) : 0);
+        },
       }));
       progress.done();
+      counting?.done();
       if (opts.json) return ctx.printJson(report);
       (target.kind === 'stdout' ? ctx.note : ctx.print)(
         [

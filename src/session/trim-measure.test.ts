@@ -1,0 +1,83 @@
+/**
+ * A measured trim (the numbers `ctxvm session trim` prints): its counts are what counting each
+ * file on its own gives, and the counting phase reports its progress.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDemoClaudeSession } from '../demo/claude-session.js';
+import { createFsObjectStore } from '../store/drivers/objects-fs.js';
+import { createTokenCounter } from '../text/tokens.js';
+import { analyzeSession, loadSession, trimSession } from './session.js';
+import { countContextTokens } from './token-breakdown.js';
+import { readLoggedContext } from './usage-profile.js';
+
+let dir: string;
+let input: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ctxvm-trim-measure-'));
+  input = join(dir, 'in.jsonl');
+  // usage as a real log records it: the system prompt and tools (about 20k) plus the messages so far
+  let billed = 20_000;
+  const lines = buildDemoClaudeSession({ turns: 12 }).map((text) => {
+    const line = JSON.parse(text) as { type?: string; message?: { usage?: Record<string, number> } };
+    if (line.type === 'assistant' && line.message?.usage) line.message.usage = { ...line.message.usage, input_tokens: (billed += 400) };
+    return JSON.stringify(line);
+  });
+  await writeFile(input, `${lines.join('\n')}\n`);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Tokens of a file counted on its own, with a fresh counter for its model. */
+async function countedAlone(file: string) {
+  const loaded = await loadSession(file);
+  const counter = createTokenCounter(loaded.context.model ? { model: loaded.context.model } : {});
+  return { loaded, counter, counted: countContextTokens(loaded.context, counter) };
+}
+
+describe('a measured trim', () => {
+  it('counts each file as counting it alone does, and reports the counting as it goes', async () => {
+    const output = join(dir, 'out.jsonl');
+    const calls: [number, number][] = [];
+    const report = await trimSession({ input, output, store: createFsObjectStore({ root: join(dir, 'objects') }), onCountProgress: (done, total) => calls.push([done, total]) });
+
+    const before = await countedAlone(input);
+    const after = await countedAlone(output);
+    expect(report.input.tokens).toBe(before.counted.tokens);
+    expect(report.input.breakdown).toEqual(before.counted.breakdown);
+    expect(report.output.tokens).toBe(after.counted.tokens);
+    expect(report.output.breakdown).toEqual(after.counted.breakdown);
+    expect(report.output.tokens!).toBeLessThan(report.input.tokens!);
+    const logged = await readLoggedContext(input, before.loaded.context, before.counter);
+    expect(logged.systemAndTools).not.toBeNull();
+    expect(report.request?.systemAndTools).toBe(logged.systemAndTools);
+
+    // (0, 0) when the load for counting starts, then characters counted, up to all of them
+    expect(calls[0]).toEqual([0, 0]);
+    const counting = calls.slice(1);
+    expect(counting.length).toBeGreaterThan(1);
+    const total = counting[0]![1];
+    expect(total).toBeGreaterThan(0);
+    for (let i = 0; i < counting.length; i++) {
+      expect(counting[i]![1]).toBe(total);
+      if (i > 0) expect(counting[i]![0]).toBeGreaterThanOrEqual(counting[i - 1]![0]);
+    }
+    expect(counting.at(-1)![0]).toBe(total);
+  });
+
+  it('is not reported when the trim does not measure', async () => {
+    const calls: number[] = [];
+    const report = await trimSession({ input, output: join(dir, 'unmeasured.jsonl'), store: createFsObjectStore({ root: join(dir, 'objects') }), measure: false, onCountProgress: (done) => calls.push(done) });
+    expect(report.input.tokens).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
+
+  it('gives analyze the counts and the logged context that counting alone gives', async () => {
+    const report = await analyzeSession(input);
+    const before = await countedAlone(input);
+    expect(report.tokens).toBe(before.counted.tokens);
+    expect(report.perMessage).toEqual(before.counted.perEntry);
+    expect(report.logged).toEqual(await readLoggedContext(input, before.loaded.context, before.counter));
+  });
+});
