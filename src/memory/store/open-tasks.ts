@@ -13,7 +13,7 @@
  * reads none either.
  */
 import type { OpenTaskTitle } from '../memory-store.js';
-import type { TaskStatus } from '../model.js';
+import { isOpenStatus, type TaskStatus } from '../model.js';
 import type { RecordsVersions, StoreContext, UserScope, WriteScope } from './context.js';
 import { num, optStr, str, type Row } from './rows.js';
 
@@ -40,7 +40,8 @@ export interface OpenTasks {
 
 /** Users whose open tasks are remembered per store (all forgotten when full). */
 const USERS_PER_STORE = 1000;
-const OPEN = "status IN ('todo', 'doing')";
+/** The open tasks' rows, in SQL (see `isOpenStatus`). */
+export const OPEN_SQL = "status IN ('todo', 'doing')";
 
 // Per store context (a transaction's bound context has its own, dropped with it): no user's
 // rows are ever shared between two stores.
@@ -54,7 +55,7 @@ export async function openTasks(scope: UserScope): Promise<OpenTasks> {
   if (!users) remembered.set(scope.ctx, (users = new Map()));
   const known = users.get(scope.userId);
   if (known && known.version === version) return known.tasks;
-  const rows = await scope.ctx.db.all<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND ${OPEN}`, [scope.userId]);
+  const rows = await scope.ctx.db.all<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND ${OPEN_SQL}`, [scope.userId]);
   const tasks = openTasksOf(rows);
   if (users.size >= USERS_PER_STORE && !users.has(scope.userId)) users.clear();
   users.set(scope.userId, { version, tasks });
@@ -133,7 +134,7 @@ function tasksWritten(ctx: StoreContext, userId: string, records: RecordsVersion
   }
   if (!written) return void users.set(userId, { version: records.after, tasks: known.tasks });
   const kept = (r: Row) => str(r.id) !== written.id;
-  const added = written.row && (written.row.status === 'todo' || written.row.status === 'doing') ? [written.row] : [];
+  const added = written.row && isOpenStatus(written.row.status) ? [written.row] : [];
   // The rows left keep their order: the written one goes in where it belongs, no sort of them all.
   const ordered = known.tasks.inOrderIfKnown()?.filter(kept);
   if (ordered) for (const row of added) ordered.splice(firstAfter(ordered, row), 0, row);
@@ -168,8 +169,8 @@ function orderingsOf(rows: readonly Row[], n: number): string[] {
 
 /** `listTasks`' order: open tasks first by due time (undated last), then the rest by update time, newest first. */
 export function listOrder(a: Row, b: Row): number {
-  const openA = a.status === 'todo' || a.status === 'doing';
-  const openB = b.status === 'todo' || b.status === 'doing';
+  const openA = isOpenStatus(a.status);
+  const openB = isOpenStatus(b.status);
   if (openA !== openB) return openA ? -1 : 1;
   if (openA) {
     const undatedA = a.due_at_ms === null || a.due_at_ms === undefined;

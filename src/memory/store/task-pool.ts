@@ -10,6 +10,7 @@
  * access statistics, and the closed tasks when they are wanted.
  */
 import type { TaskPoolOptions } from '../memory-store.js';
+import { isOpenStatus } from '../model.js';
 import type { PendingTouch } from './access.js';
 import type { UserScope } from './context.js';
 import { listOrder, openTasks, TASK_COLUMNS } from './open-tasks.js';
@@ -74,9 +75,8 @@ export async function taskPool(scope: UserScope, options: TaskPoolOptions, withA
   for (const r of known) byId.set(str(r.id), r);
   for (const rows of read) {
     for (const r of rows) {
-      const isOpen = r.status === 'todo' || r.status === 'doing';
       // (Recently used tasks may be closed.)
-      if (!isOpen && !closed) continue;
+      if (!isOpenStatus(r.status) && !closed) continue;
       byId.set(str(r.id), r);
       if (withAccess) stats.set(str(r.id), r);
     }

@@ -9,7 +9,7 @@ import type { Task, TaskPriority, TaskStatus } from '../model.js';
 import { flushTouches } from './access.js';
 import { write, type UserScope, type WriteScope } from './context.js';
 import { newRecordId } from './ids.js';
-import { followTaskWrite, openTasks, type TaskColumn } from './open-tasks.js';
+import { followTaskWrite, OPEN_SQL, openTasks, TASK_COLUMNS, type TaskColumn } from './open-tasks.js';
 import { distinctIds, idList, num, optNum, optStr, placeholders, str, withSource, type Row } from './rows.js';
 
 const STATUSES: readonly TaskStatus[] = ['todo', 'doing', 'done', 'cancelled'];
@@ -176,8 +176,9 @@ export async function deleteTask(scope: UserScope, id: string, turnId?: string |
 /** `UserMemoryStore.getTask`. */
 export const getTask = (scope: UserScope, id: string): Promise<Task | undefined> => readTask(scope, id);
 
-// The columns `taskFromRow` reads: a rebuild lists every open task, so each column costs.
-const LIST_COLUMNS = 'id, title, status, priority, due_at_ms, due_phrase, project_id, created_at_ms, updated_at_ms, source_turn_ids, confidence';
+// The columns `taskFromRow` reads (not `seq`, which orders the open tasks kept in memory): a
+// rebuild lists every open task, so each column costs.
+const LIST_COLUMNS = TASK_COLUMNS.filter((c) => c !== 'seq').join(', ');
 
 /** `UserMemoryStore.listTasks`: open tasks first by due time (undated last), then the rest by update time, newest first. */
 export async function listTasks(scope: UserScope, options: ListTasksOptions = {}): Promise<Task[]> {
@@ -201,12 +202,11 @@ export async function listTasks(scope: UserScope, options: ListTasksOptions = {}
     params.push(limit);
   }
   // NULLs sort differently in SQLite and PostgreSQL, so null-ness is its own sort key.
-  const open = "status IN ('todo', 'doing')";
   const rows = await scope.ctx.db.all<Row>(
     `SELECT ${LIST_COLUMNS} FROM memory_tasks WHERE ${where.join(' AND ')}
-      ORDER BY CASE WHEN ${open} THEN 0 ELSE 1 END,
-               CASE WHEN ${open} AND due_at_ms IS NOT NULL THEN 0 ELSE 1 END,
-               CASE WHEN ${open} THEN COALESCE(due_at_ms, 0) ELSE 0 END,
+      ORDER BY CASE WHEN ${OPEN_SQL} THEN 0 ELSE 1 END,
+               CASE WHEN ${OPEN_SQL} AND due_at_ms IS NOT NULL THEN 0 ELSE 1 END,
+               CASE WHEN ${OPEN_SQL} THEN COALESCE(due_at_ms, 0) ELSE 0 END,
                updated_at_ms DESC, seq DESC${limitClause}`,
     params,
   );
