@@ -4,7 +4,7 @@ import { openWarmDatabase } from '../../store/warm/open.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
 import { chooseTerms, createSqliteFullText, fts5Quote, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
 import { userKeyOf } from './context.js';
-import { FTS_ONLY, turn, useTempDatabase, words } from './fulltext-test-kit.js';
+import { FTS_ONLY, turn, useTempDatabase, words } from './store-test-kit.js';
 import { createSqlMemoryStore, openMemoryStore } from './sql-memory-store.js';
 
 const temp = useTempDatabase('ctxvm-fts-');
