@@ -1,9 +1,10 @@
 // CPU profile of the memory latency benchmark's timed loops, one at a time, with the 100k-memory
-// build kept out of it: the store is built as memory-latency.bench.mjs builds it (same generator
-// and seed), the benchmark's loops run as there, and the inspector's profiler samples only the
-// timed calls of one phase. Prints self time by function and by file (self time needs no stack,
-// so await boundaries, which cut the stacks of async callers, do not distort it) and the time
-// under each function (whole for synchronous code).
+// build kept out of it: the store is built as memory-latency.bench.mjs builds it, the benchmark's
+// loops run as there (both from bench/bench-text.mjs: one generator and seed, the store fill, the
+// ingested texts, the questions), and the inspector's profiler samples only the timed calls of
+// one phase. Prints self time by function and by file (self time needs no stack, so await
+// boundaries, which cut the stacks of async callers, do not distort it) and the time under each
+// function (whole for synchronous code).
 //
 //   node bench/memory-latency-profile.mjs rebuild|ingest [--top 40] [--save out.cpuprofile]
 //     [--sql] [--alloc] [--query TEXT]
@@ -14,8 +15,7 @@
 // collections that land in timed calls) and prints the bytes allocated per call by function.
 // --query: the rebuilds ask only TEXT (numbered as the benchmark numbers its queries), to see
 // what one kind of question costs. MEMORY_BENCH_N as in the benchmark. Not a timing: the
-// sampler slows every call down. The data generator is a copy of the benchmark's (left
-// untouched there, so that its numbers stay comparable across commits).
+// sampler slows every call down.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';

@@ -4,18 +4,20 @@
 //
 //   node bench/memory-rebuild-fingerprint.mjs STORE.db [--build] [--out contexts.jsonl]
 //
-// --build makes STORE.db first, as memory-latency.bench.mjs fills its store (MEMORY_BENCH_N
-// memories, default 100,000, same generator and seed) plus 550 ingested messages (a third of
-// them reminders: a few hundred open tasks). Record ids are random, so a store is built once and
-// then shared: each run works on a copy. A run asks the latency benchmark's questions and a few
-// more (finished tasks, dates, a project, nothing), 400 rebuilds at fixed instants, in order
-// (each records what it used, which weighs in the next), and prints one SHA-256 over every
-// context's text, tokens and layers. --out writes the contexts, one JSON line each, to diff.
+// --build makes STORE.db first from bench/bench-text.mjs's generator and seed: the memories of
+// the latency benchmark's store (MEMORY_BENCH_N, default 100,000; the same counts and texts, in
+// the same order) with a clock per record, high priority on every 17th task and a project holding
+// every 25th decision, then the benchmark's 550 ingested messages (a third of them reminders: a
+// few hundred open tasks). Record ids are random, so a store is built once and then shared: each
+// run works on a copy. A run asks the latency benchmark's questions and a few more (finished
+// tasks, dates, a project, nothing), 400 rebuilds at fixed instants, in order (each records what
+// it used, which weighs in the next), and prints one SHA-256 over every context's text, tokens
+// and layers. --out writes the contexts, one JSON line each, to diff.
 import { createHash } from 'node:crypto';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBenchText, EN_SUBJ, ZH_SUBJ, ZH_VERB } from './bench-text.mjs';
+import { benchCounts, createBenchText, ingestText, rebuildQueries, ZH_SUBJ, ZH_VERB } from './bench-text.mjs';
 import { requireDist, root } from './lib.mjs';
 
 requireDist();
@@ -37,13 +39,13 @@ const now = t0 + N * 60_000;
 const manager = (store) => createMemoryManager({ store, defaultTimeZone: 'Asia/Shanghai', tokens: createTokenCounter() });
 
 if (process.argv.includes('--build')) {
-  // The latency benchmark's generator and seed.
-  const { rnd, pick, sentence } = createBenchText();
+  // The latency benchmark's generator and seed, drawn from in the order its fillBenchStore draws.
+  const text = createBenchText();
+  const { rnd, pick, sentence } = text;
   let clock = t0;
   const store = await openMemoryStore({ db: storePath, now: () => clock });
   const u = store.forUser(userId);
-  const nTasks = Math.round(N * 0.01), nFacts = Math.round(N * 0.01), nDecisions = Math.round(N * 0.005);
-  const nTurns = N - nTasks - nFacts - nDecisions;
+  const { nTasks, nFacts, nDecisions, nTurns } = benchCounts(N);
   for (let i = 0; i < nTurns; i += 1000) {
     const turns = [];
     for (let j = i; j < Math.min(nTurns, i + 1000); j++) turns.push({ id: `b${j}`, role: j % 2 ? 'assistant' : 'user', speaker: null, text: sentence(), atMs: t0 + j * 60_000, sessionId: `s${Math.floor(j / 200)}` });
@@ -65,8 +67,7 @@ if (process.argv.includes('--build')) {
   const m = manager(store);
   for (let i = 0; i < 550; i++) {
     clock = now + i * 1000;
-    const text = i % 3 === 0 ? `记得明天下午三点${pick(ZH_VERB)}${pick(ZH_SUBJ)}` : sentence();
-    await m.ingest(userId, [{ id: `new${i}`, role: 'user', text, atMs: clock }]);
+    await m.ingest(userId, [{ id: `new${i}`, role: 'user', text: ingestText(text, i), atMs: clock }]);
   }
   await store.close();
   console.error(`built ${storePath}`);
@@ -78,10 +79,7 @@ await copyFile(storePath, copy);
 const store = await openMemoryStore({ db: copy, now: () => now });
 const m = manager(store);
 const queries = [
-  ...ZH_SUBJ.map((s) => `${s}怎么样了？`),
-  ...EN_SUBJ.map((s) => `what happened with ${s}?`),
-  '下午还有什么要做的？',
-  'what are my open tasks?',
+  ...rebuildQueries({ ZH_SUBJ }),
   'which tasks did I finish?',
   '上周完成了哪些任务？',
   'what did we decide on 3 March 2026?',

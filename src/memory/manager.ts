@@ -464,13 +464,11 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const storedFirst = changesMemory || resumed;
     let applied: AppliedChange[] = [];
     if (changesMemory) {
-      const update = async (s: UserMemoryStore): Promise<AppliedChange[]> => {
-        const { added } = await s.addTurns([userTurn]);
+      const stored = await addTurnWithChanges(store, userTurn, extraction, (added) => {
         // The same id sent twice at once: the other one stored it first (this rolls back).
         if (!added) throw repeatedMessage(message.userId, userTurnId, null);
-        return applyExtraction(s, extraction, userTurnId);
-      };
-      applied = store.atomically ? await store.atomically(update) : await update(store);
+      });
+      applied = stored.changes;
     }
     // No hot-tier invalidation here: cached reads are retired by the writes themselves and cached
     // rebuilds are keyed by the memory version (invalidating the user would also drop the list
@@ -615,13 +613,8 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   async function storeWithChanges(userId: string, atMs: number, turn: Omit<Turn, 'userId'>, x: Extraction): Promise<{ added: number; changes: AppliedChange[]; failure?: { error: unknown } }> {
     const store = userAt(userId, atMs);
     let turnStored = false;
-    const unit = async (s: UserMemoryStore) => {
-      const { added } = await s.addTurns([turn]);
-      turnStored = true;
-      return { added, changes: added ? await applyExtraction(s, x, turn.id) : [] };
-    };
     try {
-      return store.atomically ? await store.atomically(unit) : await unit(store);
+      return await addTurnWithChanges(store, turn, x, () => void (turnStored = true));
     } catch (error) {
       // without transactions the turn is stored already; with them it was rolled back
       let added = 0;
@@ -640,6 +633,26 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   const readStats = (): ReadCacheStats | undefined => (isCachedMemoryStore(store) ? store.readStats() : undefined);
 
   return { processMessage, buildContext, ingest, timeZoneOf, setTimeZone, user, refreshAhead, readStats };
+}
+
+/**
+ * Stores `turn` and applies `x`, read from it, in one transaction when `store` has them (one
+ * COMMIT; never the change without its turn); nothing is applied for a turn stored before.
+ * `stored(added)` runs once the turn is in, before anything is applied: it may throw, which rolls
+ * the unit back.
+ */
+async function addTurnWithChanges(
+  store: UserMemoryStore,
+  turn: Omit<Turn, 'userId'>,
+  x: Extraction,
+  stored: (added: number) => void,
+): Promise<{ added: number; changes: AppliedChange[] }> {
+  const unit = async (s: UserMemoryStore) => {
+    const { added } = await s.addTurns([turn]);
+    stored(added);
+    return { added, changes: added ? await applyExtraction(s, x, turn.id) : [] };
+  };
+  return store.atomically ? store.atomically(unit) : unit(store);
 }
 
 /** The store the manager reads through: `options.store`, behind a hot-tier read cache when there is one. */

@@ -10,6 +10,9 @@
 /** A task's place in its lifecycle. */
 export type TaskStatus = 'todo' | 'doing' | 'done' | 'cancelled';
 
+/** Whether `status` is an open task's (todo or doing). */
+export const isOpenStatus = (status: unknown): boolean => status === 'todo' || status === 'doing';
+
 /** Task priority; `normal` unless the text says otherwise (紧急/ASAP → urgent, 重要/high priority → high). */
 export type TaskPriority = 'low' | 'normal' | 'high' | 'urgent';
 

@@ -56,23 +56,33 @@ const PERIOD_PATTERNS: ReadonlyArray<[RegExp, number]> = [
   [/晚上|夜里|夜间|今晚|明晚|evening|night/i, PERIOD_HOURS.evening],
 ];
 
+/** The zh.hans parsers whose pattern is constant but built anew on every parse (see `keepConstantPatterns`). */
+export const CONSTANT_PATTERN_PARSERS: readonly string[] = ['ZHHansDateParser', 'ZHHansCasualDateParser'];
+
 /**
- * chrono's casual zh.hans parser, with the patterns of its date and casual-date parsers built
- * once. Those two build their (constant) expression anew on every parse, so chrono's check
- * "did the pattern change?" always says yes and it compiles another, wrapped in its boundary:
- * four expressions built per parse of any Chinese text, most of the parse's time. Handed the
- * same objects, it keeps its compiled pattern (neither has the g or y flag: no state to share).
+ * Has the `CONSTANT_PATTERN_PARSERS` of `chrono` build their pattern once; returns the names of
+ * those it patched. Those two build their (constant) expression anew on every parse, so chrono's
+ * check "did the pattern change?" always says yes and it compiles another, wrapped in its
+ * boundary: four expressions built per parse of any Chinese text, most of the parse's time.
+ * Handed the same objects, it keeps its compiled pattern (neither has the g or y flag: no state
+ * to share). Found by class name: a chrono that renames them loses only the speedup (a test
+ * checks that both are found).
  */
-const chronoZh = (() => {
-  const zh = new Chrono(createCasualConfiguration());
-  for (const parser of zh.parsers as Array<{ innerPattern?: (context?: unknown) => RegExp; constructor: { name: string } }>) {
-    if (parser.constructor.name !== 'ZHHansDateParser' && parser.constructor.name !== 'ZHHansCasualDateParser') continue;
-    const pattern = parser.innerPattern!();
+export function keepConstantPatterns(chrono: Chrono): string[] {
+  const patched: string[] = [];
+  for (const parser of chrono.parsers as Array<{ innerPattern?: (context?: unknown) => RegExp; constructor: { name: string } }>) {
+    if (!CONSTANT_PATTERN_PARSERS.includes(parser.constructor.name) || !parser.innerPattern) continue;
+    const pattern = parser.innerPattern();
     if (pattern.global || pattern.sticky) continue;
     parser.innerPattern = () => pattern;
+    patched.push(parser.constructor.name);
   }
-  return zh;
-})();
+  return patched;
+}
+
+/** chrono's casual zh.hans parser, with its constant patterns built once (`keepConstantPatterns`). */
+const chronoZh = new Chrono(createCasualConfiguration());
+keepConstantPatterns(chronoZh);
 
 /** Date mentions chrono finds in `text`, in both languages, corrected; may overlap each other. */
 export function chronoMentions(text: string, ctx: DateContext): ChronoMention[] {

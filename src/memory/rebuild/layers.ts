@@ -3,7 +3,7 @@
  * the query, the clock or access counts), tasks and other memories (volatile).
  */
 import type { SearchAnalyzer } from '../analyzer.js';
-import type { Decision, Fact, Project, Task } from '../model.js';
+import { isOpenStatus, type Decision, type Fact, type Project, type Task } from '../model.js';
 import { leadOf } from './compress.js';
 import type { ResolvedRebuildOptions } from './options.js';
 import type { PackCandidate } from './pack.js';
@@ -59,7 +59,7 @@ export function activeProject(inputs: Pick<RecordInputs, 'projects' | 'tasks' | 
     if (id !== null) last.set(id, Math.max(last.get(id) ?? -Infinity, ms));
   };
   for (const p of inputs.projects) bump(p.id, p.updatedAtMs);
-  for (const t of inputs.tasks) if (t.status === 'todo' || t.status === 'doing') bump(t.projectId, t.updatedAtMs);
+  for (const t of inputs.tasks) if (isOpenStatus(t.status)) bump(t.projectId, t.updatedAtMs);
   if (inputs.lastDecisionMs) for (const [id, ms] of inputs.lastDecisionMs) bump(id, ms);
   else for (const d of inputs.decisions) bump(d.projectId, d.createdAtMs);
   let best: Project | undefined;
@@ -125,7 +125,7 @@ export function taskCandidates(inputs: RecordInputs, query: QueryInfo, o: Resolv
   const names = new Map(inputs.projects.map((p) => [p.id, p.name]));
   const ranked: Array<{ id: string; t: Task; open: boolean; overdue: boolean; tier: number; score: number; priority: number; protected: boolean }> = [];
   for (const t of inputs.tasks) {
-    const open = t.status === 'todo' || t.status === 'doing';
+    const open = isOpenStatus(t.status);
     if (!open && !query.asksDone) continue;
     const key = `task:${t.id}`;
     const ft = inputs.fullText.get(key) ?? 0;

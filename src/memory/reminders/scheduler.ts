@@ -18,6 +18,7 @@ import { UsageError } from '../../errors.js';
 import type { LlmCallback } from '../../llm/llm.js';
 import type { MemoryManager } from '../manager.js';
 import type { DueTask, MemoryStore } from '../memory-store.js';
+import { isOpenStatus } from '../model.js';
 import { composeReminderText } from './compose.js';
 import type { DeliveryRecord, ReminderLedger } from './ledger.js';
 import type { Reminder, ReminderSink } from './reminder.js';
@@ -184,14 +185,12 @@ interface DeliverContext {
   llm?: LlmCallback;
 }
 
-const OPEN = new Set(['todo', 'doing']);
-
 /** One claimed row: check the task, fix the text, hand it to the sink, record the result. */
 async function deliverOne(row: DeliveryRecord, c: DeliverContext): Promise<ReminderOutcome> {
   const base = { id: row.key, userId: row.userId, taskId: row.taskId, dueAtMs: row.dueAtMs };
   const task = await c.manager.user(row.userId).getTask(row.taskId);
-  if (!task || !OPEN.has(task.status) || task.dueAtMs !== row.dueAtMs) {
-    const reason = !task ? 'task deleted' : !OPEN.has(task.status) ? `task is ${task.status}` : 'task rescheduled';
+  if (!task || !isOpenStatus(task.status) || task.dueAtMs !== row.dueAtMs) {
+    const reason = !task ? 'task deleted' : !isOpenStatus(task.status) ? `task is ${task.status}` : 'task rescheduled';
     await c.ledger.cancel(row, reason);
     return { ...base, title: task?.title ?? null, status: 'cancelled', attempts: row.attempts, text: row.text, error: reason };
   }

@@ -1,34 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openWarmDatabase } from '../../store/warm/open.js';
-import type { SqlDatabase } from '../../store/warm/sql.js';
+import { describe, expect, it } from 'vitest';
 import { MAX_PENDING_TOUCHES } from './access.js';
-import { createSqlMemoryStore, type SqlMemoryStore } from './sql-memory-store.js';
+import { useTempMemoryStore } from './store-test-kit.js';
 
-let dir: string;
-let db: SqlDatabase;
-let store: SqlMemoryStore;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ctxvm-access-'));
-  db = await openWarmDatabase({ db: join(dir, 'ctxvm.db') });
-  store = createSqlMemoryStore(db);
-});
-afterEach(async () => {
-  await store.close();
-  await db.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempMemoryStore('ctxvm-access-');
 
 const T0 = Date.UTC(2025, 0, 1);
 /** What the table holds, written touches only. */
 const written = async (userId = 'alice') =>
-  Object.fromEntries((await db.all<{ record_id: string; access_count: number; last_ms: number }>('SELECT record_id, access_count, last_ms FROM memory_access WHERE user_id = ? ORDER BY record_id', [userId])).map((r) => [r.record_id, { count: Number(r.access_count), lastMs: Number(r.last_ms) }]));
+  Object.fromEntries((await temp.db.all<{ record_id: string; access_count: number; last_ms: number }>('SELECT record_id, access_count, last_ms FROM memory_access WHERE user_id = ? ORDER BY record_id', [userId])).map((r) => [r.record_id, { count: Number(r.access_count), lastMs: Number(r.last_ms) }]));
 
 describe('write-behind access statistics', () => {
   it('buffers touches and writes them, added up, before accessStats reads', async () => {
-    const u = store.forUser('alice');
+    const u = temp.store.forUser('alice');
     await u.touch('task', ['a', 'b', 'a'], T0 + 10);
     await u.touchMany!([{ kind: 'task', ids: ['a'] }], T0 + 5);
     expect(await written()).toEqual({}); // not yet written
@@ -39,7 +22,7 @@ describe('write-behind access statistics', () => {
   });
 
   it('counts pending touches in the record pool as if written, and includes the records', async () => {
-    const u = store.forUser('alice');
+    const u = temp.store.forUser('alice');
     const facts = [];
     for (let i = 0; i < 5; i++) facts.push(await u.setFact({ kind: 'fact', text: `fact ${i}` }));
     const task = await u.createTask({ title: 'write the report' });
@@ -64,7 +47,7 @@ describe('write-behind access statistics', () => {
   });
 
   it('counts each touch once in a pool whose reads a touch and a flush overtake', async () => {
-    const u = store.forUser('alice');
+    const u = temp.store.forUser('alice');
     const fact = await u.setFact({ kind: 'fact', text: 'the fact' });
     await u.touch('fact', [fact.id], T0);
     // The pool takes the buffer and issues its reads; a touch and a write of the buffer (before
@@ -80,7 +63,7 @@ describe('write-behind access statistics', () => {
   });
 
   it('writes a deleted task’s pending touches before its statistics go, leaving none behind', async () => {
-    const u = store.forUser('alice');
+    const u = temp.store.forUser('alice');
     const task = await u.createTask({ title: 'x' });
     await u.touch('task', [task.id], T0);
     await u.deleteTask(task.id);
@@ -89,21 +72,21 @@ describe('write-behind access statistics', () => {
   });
 
   it('writes the buffer when it is full, and on close', async () => {
-    const u = store.forUser('alice');
+    const u = temp.store.forUser('alice');
     const ids = Array.from({ length: MAX_PENDING_TOUCHES }, (_, i) => `r${i}`);
     await u.touch('fact', ids, T0);
     expect(Object.keys(await written()).length).toBe(MAX_PENDING_TOUCHES);
-    await store.forUser('bob').touch('decision', ['d'], T0 + 1);
+    await temp.store.forUser('bob').touch('decision', ['d'], T0 + 1);
     expect(await written('bob')).toEqual({});
-    await store.close();
+    await temp.store.close();
     expect(await written('bob')).toEqual({ d: { count: 1, lastMs: T0 + 1 } });
   });
 
   it('keeps users apart', async () => {
-    await store.forUser('alice').touch('task', ['a'], T0);
-    await store.forUser('bob').touch('task', ['a'], T0 + 1);
-    await store.forUser('bob').touch('task', ['a'], T0 + 2);
-    expect(Object.fromEntries(await store.forUser('alice').accessStats('task', ['a']))).toEqual({ a: { count: 1, lastMs: T0 } });
-    expect(Object.fromEntries(await store.forUser('bob').accessStats('task', ['a']))).toEqual({ a: { count: 2, lastMs: T0 + 2 } });
+    await temp.store.forUser('alice').touch('task', ['a'], T0);
+    await temp.store.forUser('bob').touch('task', ['a'], T0 + 1);
+    await temp.store.forUser('bob').touch('task', ['a'], T0 + 2);
+    expect(Object.fromEntries(await temp.store.forUser('alice').accessStats('task', ['a']))).toEqual({ a: { count: 1, lastMs: T0 } });
+    expect(Object.fromEntries(await temp.store.forUser('bob').accessStats('task', ['a']))).toEqual({ a: { count: 2, lastMs: T0 + 2 } });
   });
 });

@@ -16,10 +16,9 @@ import { UsageError } from '../../errors.js';
 import type { SqlExecutor } from '../../store/warm/sql.js';
 import type { MemoryKind } from '../model.js';
 import type { StoreContext, UserScope } from './context.js';
-import { distinctIds, num, placeholders, str, type Row } from './rows.js';
+import { distinctIds, ID_BATCH, num, placeholders, str, type Row } from './rows.js';
 
 const KINDS: ReadonlySet<string> = new Set<MemoryKind>(['task', 'project', 'decision', 'fact']);
-const ID_BATCH = 500;
 /** Longest a touch waits in the buffer before it is written, ms. */
 export const TOUCH_FLUSH_DELAY_MS = 1000;
 /** Buffered records (of all users) at which the buffer is written at once. */
@@ -95,7 +94,8 @@ export async function touchMany(scope: UserScope, touches: ReadonlyArray<{ kind:
   b.timer.unref?.();
 }
 
-const NO_TOUCHES: ReadonlyMap<string, PendingTouch> = new Map();
+/** No buffered touches. */
+export const NO_TOUCHES: ReadonlyMap<string, PendingTouch> = new Map();
 
 /**
  * The touches of `scope`'s user not yet written, by `kind:id` (empty when none): the buffer's
@@ -182,14 +182,27 @@ export async function accessStats(scope: UserScope, kind: MemoryKind, ids: reado
   checkKind(kind);
   await flushTouches(scope.ctx, scope.userId);
   const stats = new Map<string, { count: number; lastMs: number }>();
-  const distinct = distinctIds(ids);
-  for (let i = 0; i < distinct.length; i += ID_BATCH) {
-    const batch = distinct.slice(i, i + ID_BATCH);
-    const rows = await scope.ctx.db.all<Row>(
-      `SELECT record_id, access_count, last_ms FROM memory_access WHERE user_id = ? AND kind = ? AND record_id IN (${placeholders(batch.length)})`,
-      [scope.userId, kind, ...batch],
-    );
-    for (const r of rows) stats.set(str(r.record_id), { count: num(r.access_count), lastMs: num(r.last_ms) });
-  }
+  for (const [id, r] of await writtenAccess(scope, kind, distinctIds(ids))) stats.set(id, { count: num(r.access_count), lastMs: num(r.last_ms) });
   return stats;
+}
+
+// The statement of `writtenAccess` per batch length (at most ID_BATCH), built once: the record
+// pool reads its tasks' statistics on every rebuild.
+const accessIn: string[] = [];
+
+/**
+ * The written access statistics (buffered touches not included) of the distinct records `ids`
+ * of `kind`, by id: rows of `record_id`, `access_count` and `last_ms`, none for a record never
+ * used. One statement per ID_BATCH ids, issued together.
+ */
+export async function writtenAccess(scope: UserScope, kind: MemoryKind, ids: readonly string[]): Promise<Map<string, Row>> {
+  const reads: Array<Promise<Row[]>> = [];
+  for (let i = 0; i < ids.length; i += ID_BATCH) {
+    const batch = ids.slice(i, i + ID_BATCH);
+    const sql = (accessIn[batch.length] ??= `SELECT record_id, access_count, last_ms FROM memory_access WHERE user_id = ? AND kind = ? AND record_id IN (${placeholders(batch.length)})`);
+    reads.push(scope.ctx.db.all<Row>(sql, [scope.userId, kind, ...batch]));
+  }
+  const byId = new Map<string, Row>();
+  for (const rows of await Promise.all(reads)) for (const r of rows) byId.set(str(r.record_id), r);
+  return byId;
 }

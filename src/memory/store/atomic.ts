@@ -7,30 +7,25 @@
 import { UsageError } from '../../errors.js';
 import type { SqlDatabase, SqlExecutor } from '../../store/warm/sql.js';
 import type { UserMemoryStore } from '../memory-store.js';
-import type { UserScope } from './context.js';
+import { transactionThen, type UserScope } from './context.js';
 
 /** Runs `fn` with `make(scope)` bound to one transaction (see the module comment). */
 export async function atomically<T>(scope: UserScope, make: (scope: UserScope) => UserMemoryStore, fn: (store: UserMemoryStore) => Promise<T>): Promise<T> {
   if (typeof fn !== 'function') throw new UsageError('atomically: expected a function');
   const { ctx } = scope;
   await ctx.ready();
-  // What the writes inside run once they are committed (context.ts `afterCommit`): the unit's
-  // own list, or the enclosing unit's when this one only joins it.
-  let committed: Array<() => void> = [];
-  const result = await ctx.db.transaction(async (tx) => {
-    committed = []; // (a retried attempt starts over)
-    const list = committed;
+  return transactionThen(ctx, async (tx, later) => {
     const unit = bindToTransaction(ctx.db, tx);
     // `outer`: buffered access statistics stay the store's (a delete inside flushes the user's
     // pending ones on this transaction, so none lands after the record's statistics go).
-    const afterCommit = ctx.afterCommit ?? ((callback: () => void) => void list.push(callback));
+    // `afterCommit`: what the writes inside run once they are committed (context.ts): this unit's
+    // own, or the enclosing unit's when this one only joins it.
+    const afterCommit = ctx.afterCommit ?? later;
     const bound = make({ ...scope, ctx: { ...ctx, db: unit.db, outer: ctx.outer ?? ctx, afterCommit } });
     const result = await fn({ ...bound, touch: noAccessStats, touchMany: noAccessStats, accessStats: noAccessStats });
     unit.check();
     return result;
   });
-  for (const callback of committed) callback();
-  return result;
 }
 
 /** A handle on one transaction for the writes of a unit, and the check that none of them failed. */

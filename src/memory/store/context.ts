@@ -103,6 +103,31 @@ export interface WriteScope {
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 
 /**
+ * Runs `fn` in one transaction of `ctx.db`, then the callbacks it handed to `later`, once that
+ * transaction has committed: at once, or, when `ctx` is bound to a unit (`atomically`) whose
+ * transaction this one only joined, when the unit commits. Only the attempt that commits counts
+ * (PostgreSQL may run `fn` again after a serialization failure); on a rollback none runs.
+ */
+export async function transactionThen<T>(ctx: StoreContext, fn: (tx: SqlExecutor, later: (callback: () => void) => void) => Promise<T>): Promise<T> {
+  let committed: ReadonlyArray<() => void> | undefined;
+  const result = await ctx.db.transaction(async (tx) => {
+    const callbacks: Array<() => void> = [];
+    const result = await fn(tx, (callback) => void callbacks.push(callback));
+    committed = callbacks;
+    return result;
+  });
+  const callbacks = committed;
+  if (callbacks && callbacks.length > 0) {
+    const run = () => {
+      for (const callback of callbacks) callback();
+    };
+    if (ctx.afterCommit) ctx.afterCommit(run);
+    else run();
+  }
+  return result;
+}
+
+/**
  * Runs `fn` in one transaction for `scope`'s user and bumps the user's version when `fn` marked
  * a change (directly or through `history`/`index`).
  */
@@ -110,10 +135,9 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
   const { ctx, userId, userKey } = scope;
   await ctx.ready();
   const atMs = scope.atMs ?? ctx.now();
-  // Set by the attempt that commits (PostgreSQL may run `fn` again after a serialization failure).
-  let committed: { callbacks: Array<(records: RecordsVersions) => void>; records: RecordsVersions } | undefined;
-  const result = await ctx.db.transaction(async (tx) => {
-    const callbacks: Array<(records: RecordsVersions) => void> = [];
+  return transactionThen(ctx, async (tx, later) => {
+    // This attempt's versions, known once `fn` is done (callbacks run only after the commit).
+    let records: RecordsVersions | undefined;
     const row = await tx.get<Row>('SELECT version, next_seq, records_version FROM memory_versions WHERE user_id = ?', [userId]);
     const version = num(row?.version);
     const recordsVersion = num(row?.records_version);
@@ -152,7 +176,7 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
         if (kind !== 'turn') recordsDirty = true;
         await tx.run('DELETE FROM memory_search WHERE user_id = ? AND kind = ? AND record_id = ?', [userId, kind, recordId]);
       },
-      afterCommit: (callback) => void callbacks.push(callback),
+      afterCommit: (callback) => later(() => callback(records!)),
     };
     const result = await fn(w);
     if (dirty) {
@@ -163,17 +187,7 @@ export async function write<T>(scope: UserScope, fn: (w: WriteScope) => Promise<
         values,
       );
     }
-    committed = { callbacks, records: { before: recordsVersion, after: dirty && recordsDirty ? recordsVersion + 1 : recordsVersion } };
+    records = { before: recordsVersion, after: dirty && recordsDirty ? recordsVersion + 1 : recordsVersion };
     return result;
   });
-  if (committed && committed.callbacks.length > 0) {
-    const { callbacks, records } = committed;
-    const run = () => {
-      for (const callback of callbacks) callback(records);
-    };
-    // Bound to a unit (`atomically`), the transaction above only joined it: the unit commits later.
-    if (ctx.afterCommit) ctx.afterCommit(run);
-    else run();
-  }
-  return result;
 }

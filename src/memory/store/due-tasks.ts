@@ -7,6 +7,7 @@
 import { UsageError } from '../../errors.js';
 import type { SqlExecutor, SqlValue } from '../../store/warm/sql.js';
 import type { DueTask, DueTasksOptions } from '../memory-store.js';
+import { OPEN_SQL } from './open-tasks.js';
 import { str, type Row } from './rows.js';
 import { taskFromRow } from './tasks.js';
 
@@ -14,7 +15,7 @@ import { taskFromRow } from './tasks.js';
 export async function listDueTasks(db: SqlExecutor, untilMs: number, limit: number, options: DueTasksOptions = {}): Promise<DueTask[]> {
   if (!Number.isFinite(untilMs)) throw new UsageError('dueTasks: untilMs must be Unix ms');
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError('dueTasks: limit must be a positive integer');
-  const where = ["status IN ('todo', 'doing')", 'due_at_ms IS NOT NULL', 'due_at_ms <= ?'];
+  const where = [OPEN_SQL, 'due_at_ms IS NOT NULL', 'due_at_ms <= ?'];
   const params: SqlValue[] = [Math.floor(untilMs)];
   if (options.sinceMs !== undefined) {
     where.push('due_at_ms >= ?');

@@ -5,7 +5,7 @@ import type { SqlDatabase } from '../../store/warm/sql.js';
 import type { SearchHit, SearchOptions, UserMemoryStore } from '../memory-store.js';
 import type { SqliteFullTextOptions } from './fulltext-sqlite.js';
 import { MAX_SCORED_POSTINGS } from './fulltext-terms.js';
-import { FTS_ONLY, turn, useTempDatabase, words } from './fulltext-test-kit.js';
+import { FTS_ONLY, turn, useTempDatabase, words } from './store-test-kit.js';
 import { createSqlMemoryStore } from './sql-memory-store.js';
 
 const temp = useTempDatabase('ctxvm-resident-');

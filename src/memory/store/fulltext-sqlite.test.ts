@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openWarmDatabase } from '../../store/warm/open.js';
 import type { SqlDatabase } from '../../store/warm/sql.js';
-import { chooseTerms, fts5Quote, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
+import { chooseTerms, createSqliteFullText, fts5Quote, MAX_SCORED_POSTINGS } from './fulltext-sqlite.js';
 import { userKeyOf } from './context.js';
-import { FTS_ONLY, turn, useTempDatabase, words } from './fulltext-test-kit.js';
+import { FTS_ONLY, turn, useTempDatabase, words } from './store-test-kit.js';
 import { createSqlMemoryStore, openMemoryStore } from './sql-memory-store.js';
 
 const temp = useTempDatabase('ctxvm-fts-');
@@ -138,6 +138,23 @@ describe('SQLite full-text index, FTS5 tier', () => {
     // another store's write moves the user's documents as well
     await createSqlMemoryStore(temp.db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice').addTurns([turn('g2', 'gamma beta', 501)]);
     expect(await search()).toBe(1);
+  });
+
+  it('reads where a user’s documents stand only for terms the query has not counted yet', async () => {
+    const statements: string[] = [];
+    const spied: SqlDatabase = { ...temp.db, get: (sql, params) => (statements.push(sql), temp.db.get(sql, params)) };
+    // 400 documents * 3 terms > the budget: the terms are counted
+    await createSqlMemoryStore(temp.db, { analyzer: words, fullText: FTS_ONLY }).forUser('alice').addTurns(Array.from({ length: 400 }, (_, i) => turn(`t${i}`, i % 3 ? 'alpha zeta' : 'beta zeta', i)));
+    const dialect = createSqliteFullText(FTS_ONLY);
+    await dialect.ensure(temp.db);
+    const q = { userId: 'alice', userKey: userKeyOf('alice'), terms: ['alpha', 'beta', 'gamma'], kinds: undefined, limit: 20, frequencies: new Map<string, number>() };
+    const read = (what: string) => statements.filter((sql) => sql.includes(what)).length;
+    const first = await dialect.search(spied, q);
+    expect([read('MATCH'), read('memory_search_epochs')]).toEqual([1, 1]);
+    statements.length = 0;
+    // (the searches of one query share `frequencies`: every term is counted in it now)
+    expect(await dialect.search(spied, q)).toEqual(first);
+    expect([read('MATCH'), read('memory_search_epochs')]).toEqual([0, 0]);
   });
 
   it('uses the given analyzer for both the index and queries', async () => {

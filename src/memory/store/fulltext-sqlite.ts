@@ -147,27 +147,37 @@ function newestHitsOf(ex: SqlExecutor, q: FullTextQuery, terms: readonly string[
 
 /**
  * Document frequencies of `q.terms` (keyed as quoted in a MATCH, capped at `budget + 1`); the ones
- * neither `q.frequencies` nor `kept` (counts of the user's documents as they stand, see
- * fulltext-frequencies.ts) holds are counted in one statement, one column per term, and added to both.
+ * neither `q.frequencies` nor the counts `kept()` gives (of the user's documents as they stand,
+ * see fulltext-frequencies.ts; asked for only when `q.frequencies` lacks a term, since finding
+ * where the documents stand is a statement too) holds are counted in one statement, one column
+ * per term, and added to both.
  */
-async function termFrequencies(ex: SqlExecutor, q: FullTextQuery, budget: number, kept?: Map<string, number>): Promise<Map<string, number>> {
+async function termFrequencies(ex: SqlExecutor, q: FullTextQuery, budget: number, kept?: () => Promise<Map<string, number>>): Promise<Map<string, number>> {
   const df = new Map<string, number>();
-  const missing: string[] = [];
+  const uncounted: string[] = [];
   for (const term of q.terms) {
     const keyed = fts5Quote(q.userKey + term);
-    const n = q.frequencies?.get(keyed) ?? kept?.get(keyed);
-    if (n === undefined) missing.push(keyed);
+    const n = q.frequencies?.get(keyed);
+    if (n === undefined) uncounted.push(keyed);
     df.set(keyed, n ?? 0);
+  }
+  if (uncounted.length === 0) return df;
+  const counts = await kept?.();
+  const missing: string[] = [];
+  for (const keyed of uncounted) {
+    const n = counts?.get(keyed);
+    if (n === undefined) missing.push(keyed);
+    else df.set(keyed, n);
   }
   if (missing.length > 0) {
     // A literal LIMIT: SQLite plans a known one better than a bound parameter.
-    const counts = missing.map((_, i) => `(SELECT COUNT(*) FROM (SELECT 1 FROM ${FTS} WHERE ${FTS} MATCH ? LIMIT ${budget + 1})) AS n${i}`);
-    const row = await ex.get<Row>(`SELECT ${counts.join(', ')}`, missing);
+    const columns = missing.map((_, i) => `(SELECT COUNT(*) FROM (SELECT 1 FROM ${FTS} WHERE ${FTS} MATCH ? LIMIT ${budget + 1})) AS n${i}`);
+    const row = await ex.get<Row>(`SELECT ${columns.join(', ')}`, missing);
     for (const [i, keyed] of missing.entries()) {
       const n = num(row?.[`n${i}`]);
       df.set(keyed, n);
       q.frequencies?.set(keyed, n);
-      kept?.set(keyed, n);
+      counts?.set(keyed, n);
     }
   }
   return df;
@@ -225,7 +235,7 @@ async function searchFts(ex: SqlExecutor, queries: readonly FullTextQuery[], mem
   if (!first) return [];
   const choice = (await fewDocuments(ex, first, budget))
     ? { terms: first.terms.map((t) => fts5Quote(first.userKey + t)), newestOnly: false }
-    : chooseTerms(await termFrequencies(ex, first, budget, memo?.countsFor(first.userId, await documentsState(ex, first.userId))), budget);
+    : chooseTerms(await termFrequencies(ex, first, budget, memo && (async () => memo.countsFor(first.userId, await documentsState(ex, first.userId)))), budget);
   if (choice.terms.length === 0) return queries.map(() => []);
   if (choice.newestOnly) {
     const out: SearchHit[][] = [];

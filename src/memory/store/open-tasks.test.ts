@@ -1,22 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UserMemoryStore } from '../memory-store.js';
 import type { TaskStatus } from '../model.js';
-import { createSqlMemoryStore, openMemoryStore, type SqlMemoryStore } from './sql-memory-store.js';
+import { createSqlMemoryStore } from './sql-memory-store.js';
+import { useTempMemoryStore } from './store-test-kit.js';
 
-let dir: string;
-let store: SqlMemoryStore;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ctxvm-open-tasks-'));
-  store = await openMemoryStore({ db: join(dir, 'ctxvm.db') });
-});
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempMemoryStore('ctxvm-open-tasks-');
 
 const status = fc.constantFrom<TaskStatus>('todo', 'doing', 'done', 'cancelled');
 const op = fc.oneof(
@@ -34,8 +23,8 @@ describe('the open tasks a store remembers', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
         const userId = `u${Math.random().toString(36).slice(2)}`;
-        const u = store.forUser(userId);
-        const other = createSqlMemoryStore(store.db).forUser(userId);
+        const u = temp.store.forUser(userId);
+        const other = createSqlMemoryStore(temp.db).forUser(userId);
         const ids: string[] = [];
         const idAt = (i: number) => ids[i % Math.max(1, ids.length)];
         const expected = async (s: UserMemoryStore) => (await s.listTasks({ status: ['todo', 'doing'] })).map((t) => ({ id: t.id, title: t.title, status: t.status, projectId: t.projectId }));

@@ -8,16 +8,19 @@
  * hundred open tasks. Open tasks change only with a write of a memory record, which bumps
  * `records_version` in the same transaction; the version is read first, so the rows are at least
  * as new as the version they are kept under, and another process's write bumps it too. The
- * store's own writes of tasks are followed (`followTaskWrite`): between them nothing is read
- * again, so the manager's match of a change request against every open task reads none either.
+ * store's own writes of tasks are followed with the rows they wrote (`followTaskWrite`): between
+ * them nothing is read again, so the manager's match of a change request against every open task
+ * reads none either.
  */
 import type { OpenTaskTitle } from '../memory-store.js';
-import type { TaskStatus } from '../model.js';
+import { isOpenStatus, type TaskStatus } from '../model.js';
 import type { RecordsVersions, StoreContext, UserScope, WriteScope } from './context.js';
 import { num, optStr, str, type Row } from './rows.js';
 
 /** The columns of a task row, as `taskFromRow` reads them. */
-export const TASK_COLUMNS = ['id', 'seq', 'title', 'status', 'priority', 'due_at_ms', 'due_phrase', 'project_id', 'created_at_ms', 'updated_at_ms', 'source_turn_ids', 'confidence'];
+export const TASK_COLUMNS = ['id', 'seq', 'title', 'status', 'priority', 'due_at_ms', 'due_phrase', 'project_id', 'created_at_ms', 'updated_at_ms', 'source_turn_ids', 'confidence'] as const;
+/** One of `TASK_COLUMNS`. */
+export type TaskColumn = (typeof TASK_COLUMNS)[number];
 
 /** A user's open tasks as of one records version. */
 export interface OpenTasks {
@@ -37,7 +40,8 @@ export interface OpenTasks {
 
 /** Users whose open tasks are remembered per store (all forgotten when full). */
 const USERS_PER_STORE = 1000;
-const OPEN = "status IN ('todo', 'doing')";
+/** The open tasks' rows, in SQL (see `isOpenStatus`). */
+export const OPEN_SQL = "status IN ('todo', 'doing')";
 
 // Per store context (a transaction's bound context has its own, dropped with it): no user's
 // rows are ever shared between two stores.
@@ -51,7 +55,7 @@ export async function openTasks(scope: UserScope): Promise<OpenTasks> {
   if (!users) remembered.set(scope.ctx, (users = new Map()));
   const known = users.get(scope.userId);
   if (known && known.version === version) return known.tasks;
-  const rows = await scope.ctx.db.all<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND ${OPEN}`, [scope.userId]);
+  const rows = await scope.ctx.db.all<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND ${OPEN_SQL}`, [scope.userId]);
   const tasks = openTasksOf(rows);
   if (users.size >= USERS_PER_STORE && !users.has(scope.userId)) users.clear();
   users.set(scope.userId, { version, tasks });
@@ -102,27 +106,25 @@ class OpenTasksOf implements OpenTasks {
 }
 
 /**
- * Lets the open tasks remembered for `scope`'s user follow a write of this store to the tasks
- * `ids`: their rows as the write leaves them are read in its transaction, and once it has
+ * Lets the open tasks remembered for `scope`'s user follow a write of this store to the task
+ * `id`, which leaves it as `row` (its `TASK_COLUMNS`; undefined when deleted): once the write has
  * committed, what was remembered for the version before it becomes what is remembered for the
  * version after it. Anything else (a write of another store or process, one that did not say
- * which tasks it changed) moves the version on without this, and the tasks are read again.
+ * which task it changed) moves the version on without this, and the tasks are read again.
  */
-export async function followTaskWrite(w: WriteScope, scope: UserScope, ids: readonly string[]): Promise<void> {
-  const rows = new Map<string, Row | undefined>();
-  for (const id of ids) rows.set(id, await w.tx.get<Row>(`SELECT ${TASK_COLUMNS.join(', ')} FROM memory_tasks WHERE user_id = ? AND id = ?`, [w.userId, id]));
+export function followTaskWrite(w: WriteScope, scope: UserScope, id: string, row: Row | undefined): void {
   // A unit's writes are remembered by the store's own context, once the unit has committed.
   const ctx = scope.ctx.outer ?? scope.ctx;
-  w.afterCommit((records) => tasksWritten(ctx, scope.userId, records, rows));
+  w.afterCommit((records) => tasksWritten(ctx, scope.userId, records, { id, row }));
 }
 
 /** `followTaskWrite` for a write of other records (facts, decisions, projects): the open tasks stay as they are. */
 export function followRecordWrite(w: WriteScope, scope: UserScope): void {
   const ctx = scope.ctx.outer ?? scope.ctx;
-  w.afterCommit((records) => tasksWritten(ctx, scope.userId, records, new Map()));
+  w.afterCommit((records) => tasksWritten(ctx, scope.userId, records, undefined));
 }
 
-function tasksWritten(ctx: StoreContext, userId: string, records: RecordsVersions, written: ReadonlyMap<string, Row | undefined>): void {
+function tasksWritten(ctx: StoreContext, userId: string, records: RecordsVersions, written: { id: string; row: Row | undefined } | undefined): void {
   const users = remembered.get(ctx);
   const known = users?.get(userId);
   if (!users || !known || records.after === records.before) return;
@@ -130,10 +132,10 @@ function tasksWritten(ctx: StoreContext, userId: string, records: RecordsVersion
     users.delete(userId); // something else wrote in between
     return;
   }
-  if (written.size === 0) return void users.set(userId, { version: records.after, tasks: known.tasks });
-  const kept = (r: Row) => !written.has(str(r.id));
-  const added = [...written.values()].filter((row): row is Row => row !== undefined && (row.status === 'todo' || row.status === 'doing'));
-  // The rows left keep their order: the written ones go in where they belong, no sort of them all.
+  if (!written) return void users.set(userId, { version: records.after, tasks: known.tasks });
+  const kept = (r: Row) => str(r.id) !== written.id;
+  const added = written.row && isOpenStatus(written.row.status) ? [written.row] : [];
+  // The rows left keep their order: the written one goes in where it belongs, no sort of them all.
   const ordered = known.tasks.inOrderIfKnown()?.filter(kept);
   if (ordered) for (const row of added) ordered.splice(firstAfter(ordered, row), 0, row);
   users.set(userId, { version: records.after, tasks: openTasksOf([...known.tasks.rows.filter(kept), ...added], ordered) });
@@ -167,8 +169,8 @@ function orderingsOf(rows: readonly Row[], n: number): string[] {
 
 /** `listTasks`' order: open tasks first by due time (undated last), then the rest by update time, newest first. */
 export function listOrder(a: Row, b: Row): number {
-  const openA = a.status === 'todo' || a.status === 'doing';
-  const openB = b.status === 'todo' || b.status === 'doing';
+  const openA = isOpenStatus(a.status);
+  const openB = isOpenStatus(b.status);
   if (openA !== openB) return openA ? -1 : 1;
   if (openA) {
     const undatedA = a.due_at_ms === null || a.due_at_ms === undefined;

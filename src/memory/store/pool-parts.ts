@@ -1,15 +1,21 @@
 /**
  * What the record pool (record-pool.ts) and its task part (task-pool.ts) share: statement texts
- * built once per shape, the row selection with access statistics, and the buffered touches the
- * pool adds to what it reads.
+ * built once per shape, the row selection with access statistics, and the choice among the
+ * buffered touches the pool adds to what it reads.
+ *
+ * Those touches are the user's `pendingTouches` (store/access.ts): the pool adds them to the
+ * statistics it reads and includes their most recent records (the "most recently used" ordering
+ * reads only the written ones: the pool is then a superset of the one the written touches would
+ * give). They are taken with no await before the reads are issued: SQLite runs statements in the
+ * order issued on one connection, so a touch in the map is in none of the rows, and the map is
+ * held, not copied, until the rows are in (each touch is counted once; copying the ~1,000 touches
+ * a busy buffer holds cost more than the rest of the pool's bookkeeping). On PostgreSQL a write
+ * under way could land in the rows too: the touches are written first there (`NO_TOUCHES`).
  */
 import { remembered } from '../../core/remembered.js';
 import type { MemoryKind } from '../model.js';
-import { pendingTouches, type PendingTouch } from './access.js';
-import type { UserScope } from './context.js';
+import type { PendingTouch } from './access.js';
 
-/** Ids per `IN (…)` list. */
-export const ID_BATCH = 500;
 /** Largest `perOrder` honoured (each distinct value is one more prepared statement). */
 export const MAX_POOL_PER_ORDER = 100_000;
 
@@ -36,23 +42,6 @@ export function select(table: string, columns: readonly string[], kind: MemoryKi
   if (!kind) return `SELECT ${cols} FROM ${table} r WHERE ${where}`;
   return `SELECT ${cols}, a.access_count AS access_count, a.last_ms AS last_ms FROM ${table} r
     LEFT JOIN memory_access a ON a.user_id = r.user_id AND a.kind = '${kind}' AND a.record_id = r.id WHERE ${where}`;
-}
-
-/** No buffered touches (a pool without access statistics, or on PostgreSQL, where they are written first). */
-export const NO_TOUCHES: ReadonlyMap<string, PendingTouch> = new Map();
-
-/**
- * The user's buffered touches (store/access.ts), which the pool adds to the statistics it reads
- * and whose most recent records it includes (the "most recently used" ordering reads only the
- * written ones: the pool is then a superset of the one the written touches would give). Taken
- * with no await before the reads are issued: SQLite runs statements in the order issued on one
- * connection, so a touch in the map is in none of the rows, and held, not copied, until the rows
- * are in (see `pendingTouches`: each touch is counted once; copying the ~1,000 touches a busy
- * buffer holds cost more than the rest of the pool's bookkeeping). (On PostgreSQL a write under
- * way could land in the rows too: the touches are written first there.)
- */
-export function pendingOf(scope: UserScope): ReadonlyMap<string, PendingTouch> {
-  return pendingTouches(scope);
 }
 
 /**
@@ -109,9 +98,4 @@ export function keepFirst<T>(list: T[], n: number, compare: (a: T, b: T) => numb
 /** `perOrder` as an integer in 1..MAX_POOL_PER_ORDER. */
 export function perOrderOf(perOrder: number): number {
   return Math.min(MAX_POOL_PER_ORDER, Math.max(1, Math.floor(Number.isFinite(perOrder) ? perOrder : 1)));
-}
-
-/** Distinct non-empty string ids, order kept. */
-export function distinct(ids: readonly string[] | undefined): string[] {
-  return [...new Set((ids ?? []).filter((id) => typeof id === 'string' && id !== ''))];
 }

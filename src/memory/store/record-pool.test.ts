@@ -1,25 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TaskPriority, TaskStatus } from '../model.js';
-import { createSqlMemoryStore, openMemoryStore, type SqlMemoryStore } from './sql-memory-store.js';
+import { createSqlMemoryStore } from './sql-memory-store.js';
+import { useTempMemoryStore } from './store-test-kit.js';
 
-let dir: string;
-let store: SqlMemoryStore;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ctxvm-pool-'));
-  store = await openMemoryStore({ db: join(dir, 'ctxvm.db') });
-});
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempMemoryStore('ctxvm-pool-');
 
 describe('the task pool’s open tasks, remembered per records version', () => {
   it('sees every change to the open tasks, of this store or another over the same database', async () => {
-    const u = store.forUser('alice');
+    const u = temp.store.forUser('alice');
     const about = (t: { title: string }) => t.title.includes('report');
     const pooled = async (s = u) => ((await s.recordPool!({ perOrder: 1, tasks: { perOrder: 1, about } })).tasks ?? []).map((t) => t.title).sort();
     for (let i = 0; i < 3; i++) await u.createTask({ title: `chore ${i}` });
@@ -30,7 +19,7 @@ describe('the task pool’s open tasks, remembered per records version', () => {
     await u.updateTask(added.id, { title: 'new summary' });
     expect(await pooled()).not.toContain('new report');
     // A second store over the same database (another process, say) writes: the version tells.
-    const other = createSqlMemoryStore(store.db).forUser('alice');
+    const other = createSqlMemoryStore(temp.db).forUser('alice');
     await other.createTask({ title: 'third report' });
     expect(await pooled()).toContain('third report');
     expect((await u.openTaskTitles!(10)).map((t) => t.title)).toContain('third report');
@@ -70,7 +59,7 @@ describe('the task pool', () => {
         fc.array(fc.nat(20), { maxLength: 6 }),
         async (specs, perOrder, closed, hitAt, writtenAt, pendingAt) => {
           let clock = 1_000;
-          const s = createSqlMemoryStore(store.db, { now: () => clock });
+          const s = createSqlMemoryStore(temp.db, { now: () => clock });
           const userId = `u${Math.random().toString(36).slice(2)}`;
           const u = s.forUser(userId);
           const ids: string[] = [];
@@ -91,7 +80,7 @@ describe('the task pool', () => {
           // The reference: the statement, then the hits, the open tasks about the query and the
           // most recently touched pending ones, read whole; closed ones only when asked.
           const params = Array.from({ length: closed ? 7 : 6 }, () => userId);
-          const chosen = new Set((await store.db.all<{ id: string }>(`SELECT id FROM memory_tasks WHERE user_id = ? AND id IN (${referenceIds(perOrder, closed)})`, params)).map((r) => r.id));
+          const chosen = new Set((await temp.db.all<{ id: string }>(`SELECT id FROM memory_tasks WHERE user_id = ? AND id IN (${referenceIds(perOrder, closed)})`, params)).map((r) => r.id));
           const all = await u.listTasks();
           for (const id of hits) chosen.add(id);
           for (const t of all) if ((t.status === 'todo' || t.status === 'doing') && about(t)) chosen.add(t.id);

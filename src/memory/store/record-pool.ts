@@ -16,13 +16,13 @@
  * a lookup per record afterwards: one read per record instead of two, and no `IN` lists.
  */
 import type { RecordPool, RecordPoolOptions } from '../memory-store.js';
-import { flushTouches, type PendingTouch } from './access.js';
+import { flushTouches, NO_TOUCHES, pendingTouches, type PendingTouch } from './access.js';
 import type { MemoryKind } from '../model.js';
 import type { UserScope } from './context.js';
 import { decisionFromRow } from './decisions.js';
 import { factFromRow } from './facts.js';
-import { distinct, ID_BATCH, mostRecent, NO_TOUCHES, pendingOf, perOrderOf, select, statement } from './pool-parts.js';
-import { num, placeholders, str, type Row } from './rows.js';
+import { mostRecent, perOrderOf, select, statement } from './pool-parts.js';
+import { distinctIds, ID_BATCH, num, placeholders, str, type Row } from './rows.js';
 import { taskPool } from './task-pool.js';
 import { taskFromRow } from './tasks.js';
 
@@ -58,11 +58,11 @@ export async function recordPool(scope: UserScope, options: RecordPoolOptions): 
   const n = perOrderOf(options.perOrder);
   const withAccess = options.withAccess === true;
   // Buffered touches (store/access.ts): added to what is read on SQLite with the statistics (no
-  // await between taking them and issuing the reads: see `pendingOf`), else written first.
+  // await between taking them and issuing the reads: see pool-parts.ts), else written first.
   const overlay = withAccess && db.dialect === 'sqlite';
   if (!overlay) await flushTouches(scope.ctx, userId);
-  const pending = overlay ? pendingOf(scope) : NO_TOUCHES;
-  const ids = distinct([...(options.ids ?? []), ...mostRecent(pending, ['fact', 'decision'], n)]);
+  const pending = overlay ? pendingTouches(scope) : NO_TOUCHES;
+  const ids = distinctIds([...(options.ids ?? []), ...mostRecent(pending, ['fact', 'decision'], n)]);
   const spans = (options.createdWithin ?? []).filter((w) => Number.isFinite(w.startMs) && Number.isFinite(w.endMs) && w.endMs > w.startMs);
   const factKind = withAccess ? 'fact' : undefined;
   const decisionKind = withAccess ? 'decision' : undefined;
@@ -114,7 +114,7 @@ export async function recordPool(scope: UserScope, options: RecordPoolOptions): 
     const note = (kind: MemoryKind, list: readonly Row[], pending: ReadonlyMap<string, PendingTouch>, statsOf: (r: Row) => Row | undefined = (r) => r) => {
       for (const r of list) {
         const key = `${kind}:${str(r.id)}`;
-        // Touches still in the buffer count as written (see `pendingOf`).
+        // Touches still in the buffer count as written (see pool-parts.ts).
         const p = pending.get(key);
         const s = statsOf(r);
         const stored = s?.access_count !== null && s?.access_count !== undefined;

@@ -58,6 +58,9 @@ export function distinctIds(ids: readonly string[] | undefined): string[] {
   return [...new Set((ids ?? []).filter((id) => typeof id === 'string' && id !== ''))];
 }
 
+/** Ids per `IN (…)` list, and rows per multi-row statement: well under either backend's parameter limit. */
+export const ID_BATCH = 500;
+
 const placeholderLists: string[] = [];
 
 /** `n` comma-separated `?` placeholders. */

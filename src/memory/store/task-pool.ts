@@ -10,11 +10,12 @@
  * access statistics, and the closed tasks when they are wanted.
  */
 import type { TaskPoolOptions } from '../memory-store.js';
-import type { PendingTouch } from './access.js';
+import { isOpenStatus } from '../model.js';
+import { NO_TOUCHES, pendingTouches, writtenAccess, type PendingTouch } from './access.js';
 import type { UserScope } from './context.js';
 import { listOrder, openTasks, TASK_COLUMNS } from './open-tasks.js';
-import { distinct, ID_BATCH, mostRecent, NO_TOUCHES, pendingOf, perOrderOf, select, statement } from './pool-parts.js';
-import { placeholders, str, type Row } from './rows.js';
+import { mostRecent, perOrderOf, select, statement } from './pool-parts.js';
+import { distinctIds, ID_BATCH, placeholders, str, type Row } from './rows.js';
 
 // The most recently used tasks (open or closed: closed ones are dropped unless wanted), and with
 // `closed` the most recently updated closed ones. (An index on `memory_access.last_ms` would be
@@ -33,7 +34,7 @@ export interface TaskPoolRows {
    * `last_ms` (the row itself when it was read with them; none for a task never used).
    */
   stats: ReadonlyMap<string, Row>;
-  /** The buffered touches the statistics do not hold yet (see `pendingOf`). */
+  /** The buffered touches the statistics do not hold yet (see pool-parts.ts). */
   pending: ReadonlyMap<string, PendingTouch>;
 }
 
@@ -45,12 +46,12 @@ export async function taskPool(scope: UserScope, options: TaskPoolOptions, withA
   const closed = options.closed === true;
   const kind = withAccess ? 'task' : undefined;
   const open = await openTasks(scope);
-  const ids = new Set(distinct(options.ids));
+  const ids = new Set(distinctIds(options.ids));
   const about = options.about;
   // Every open task's title, so that no task the query names is left out of the pool.
   if (about) for (const t of open.titles) if (!ids.has(t.id) && about(t)) ids.add(t.id);
-  // Taken here, after the awaits above, with no await before the reads are issued (see `pendingOf`).
-  const pending = overlay ? pendingOf(scope) : NO_TOUCHES;
+  // Taken here, after the awaits above, with no await before the reads are issued (see pool-parts.ts).
+  const pending = overlay ? pendingTouches(scope) : NO_TOUCHES;
   for (const id of mostRecent(pending, ['task'], n)) ids.add(id);
   for (const id of open.firstOfOrderings(n)) ids.add(id);
   // Open tasks are known whole; any other id is a closed task (or one deleted since), read only
@@ -68,31 +69,17 @@ export async function taskPool(scope: UserScope, options: TaskPoolOptions, withA
     const batch = others.slice(i, i + ID_BATCH);
     reads.push(db.all<Row>(statement(`tasks-in|${batch.length}|${withAccess}`, () => select('memory_tasks', TASK_COLUMNS, kind, `r.user_id = ? AND r.id IN (${placeholders(batch.length)})`)), [userId, ...batch]));
   }
-  const knownStats = withAccess && known.length > 0 ? accessOf(scope, known.map((r) => str(r.id))) : undefined;
+  const knownStats = withAccess && known.length > 0 ? writtenAccess(scope, 'task', known.map((r) => str(r.id))) : undefined;
   const [read, stats = new Map<string, Row>()] = await Promise.all([Promise.all(reads), knownStats]);
   const byId = new Map<string, Row>();
   for (const r of known) byId.set(str(r.id), r);
   for (const rows of read) {
     for (const r of rows) {
-      const isOpen = r.status === 'todo' || r.status === 'doing';
       // (Recently used tasks may be closed.)
-      if (!isOpen && !closed) continue;
+      if (!isOpenStatus(r.status) && !closed) continue;
       byId.set(str(r.id), r);
       if (withAccess) stats.set(str(r.id), r);
     }
   }
   return { rows: [...byId.values()].sort(listOrder), stats, pending };
-}
-
-/** Written access statistics of the tasks `ids`, by id. */
-async function accessOf(scope: UserScope, ids: readonly string[]): Promise<Map<string, Row>> {
-  const reads: Array<Promise<Row[]>> = [];
-  for (let i = 0; i < ids.length; i += ID_BATCH) {
-    const batch = ids.slice(i, i + ID_BATCH);
-    const sql = statement(`task-access-in|${batch.length}`, () => `SELECT record_id, access_count, last_ms FROM memory_access WHERE user_id = ? AND kind = 'task' AND record_id IN (${placeholders(batch.length)})`);
-    reads.push(scope.ctx.db.all<Row>(sql, [scope.userId, ...batch]));
-  }
-  const byId = new Map<string, Row>();
-  for (const rows of await Promise.all(reads)) for (const r of rows) byId.set(str(r.record_id), r);
-  return byId;
 }

@@ -9,7 +9,7 @@ import type { Task, TaskPriority, TaskStatus } from '../model.js';
 import { flushTouches } from './access.js';
 import { write, type UserScope, type WriteScope } from './context.js';
 import { newRecordId } from './ids.js';
-import { followTaskWrite, openTasks } from './open-tasks.js';
+import { followTaskWrite, OPEN_SQL, openTasks, TASK_COLUMNS, type TaskColumn } from './open-tasks.js';
 import { distinctIds, idList, num, optNum, optStr, placeholders, str, withSource, type Row } from './rows.js';
 
 const STATUSES: readonly TaskStatus[] = ['todo', 'doing', 'done', 'cancelled'];
@@ -43,6 +43,24 @@ export function taskFromRow(userId: string, r: Row): Task {
   };
 }
 
+/** `task` as a row of `TASK_COLUMNS` (as `taskFromRow` reads it), with its creation ordinal `seq`. */
+function taskRow(task: Task, seq: SqlValue): Record<TaskColumn, SqlValue> {
+  return {
+    id: task.id,
+    seq,
+    title: task.title,
+    status: task.status,
+    priority: task.priority,
+    due_at_ms: task.dueAtMs,
+    due_phrase: task.duePhrase,
+    project_id: task.projectId,
+    created_at_ms: task.createdAtMs,
+    updated_at_ms: task.updatedAtMs,
+    source_turn_ids: JSON.stringify(task.sourceTurnIds),
+    confidence: task.confidence,
+  };
+}
+
 function checkField<K extends (typeof FIELDS)[number]>(field: K, value: unknown): Task[K] {
   const bad = (expected: string) => new UsageError(`task ${field}: expected ${expected}, got ${JSON.stringify(value)}`);
   switch (field) {
@@ -64,9 +82,13 @@ function checkField<K extends (typeof FIELDS)[number]>(field: K, value: unknown)
   return value as Task[K];
 }
 
-async function readTask(w: WriteScope | UserScope, id: string): Promise<Task | undefined> {
+function readTaskRow(w: WriteScope | UserScope, id: string): Promise<Row | undefined> {
   const ex = 'tx' in w ? w.tx : w.ctx.db;
-  const row = await ex.get<Row>('SELECT * FROM memory_tasks WHERE user_id = ? AND id = ?', [w.userId, id]);
+  return ex.get<Row>('SELECT * FROM memory_tasks WHERE user_id = ? AND id = ?', [w.userId, id]);
+}
+
+async function readTask(w: WriteScope | UserScope, id: string): Promise<Task | undefined> {
+  const row = await readTaskRow(w, id);
   return row ? taskFromRow(w.userId, row) : undefined;
 }
 
@@ -82,6 +104,7 @@ export async function createTask(scope: UserScope, input: NewTask, turnId?: stri
   const confidence = input.confidence ?? 1;
   if (typeof confidence !== 'number' || !(confidence >= 0 && confidence <= 1)) throw new UsageError(`task confidence: expected 0..1, got ${JSON.stringify(input.confidence)}`);
   return write(scope, async (w) => {
+    const seq = w.nextSeq();
     const task: Task = {
       id: newRecordId('task', w.atMs),
       userId: w.userId,
@@ -97,7 +120,7 @@ export async function createTask(scope: UserScope, input: NewTask, turnId?: stri
       confidence,
     };
     const values: SqlValue[] = [
-      w.userId, task.id, w.nextSeq(), title, status, priority, dueAtMs, duePhrase, projectId, w.atMs, w.atMs, JSON.stringify(task.sourceTurnIds), confidence,
+      w.userId, task.id, seq, title, status, priority, dueAtMs, duePhrase, projectId, w.atMs, w.atMs, JSON.stringify(task.sourceTurnIds), confidence,
     ];
     await w.tx.run(
       `INSERT INTO memory_tasks (user_id, id, seq, title, status, priority, due_at_ms, due_phrase, project_id, created_at_ms, updated_at_ms, source_turn_ids, confidence)
@@ -106,7 +129,7 @@ export async function createTask(scope: UserScope, input: NewTask, turnId?: stri
     );
     await w.history('task', task.id, '*', undefined, task, turnId);
     await w.index('task', task.id, title);
-    await followTaskWrite(w, scope, [task.id]);
+    followTaskWrite(w, scope, task.id, taskRow(task, seq));
     return task;
   });
 }
@@ -117,8 +140,9 @@ export async function updateTask(scope: UserScope, id: string, patch: TaskPatch,
   const next: Partial<Record<(typeof FIELDS)[number], unknown>> = {};
   for (const field of FIELDS) if (patch[field] !== undefined) next[field] = checkField(field, patch[field]);
   return write(scope, async (w) => {
-    const task = await readTask(w, id);
-    if (!task) return undefined;
+    const row = await readTaskRow(w, id);
+    if (!row) return undefined;
+    const task = taskFromRow(w.userId, row);
     const changed = FIELDS.filter((f) => f in next && next[f] !== task[f]);
     if (changed.length === 0) return task;
     const updated: Task = { ...task, ...(next as TaskPatch), updatedAtMs: w.atMs, sourceTurnIds: withSource(task.sourceTurnIds, turnId) };
@@ -128,7 +152,7 @@ export async function updateTask(scope: UserScope, id: string, patch: TaskPatch,
       [...changed.map((f) => updated[f] as SqlValue), w.atMs, JSON.stringify(updated.sourceTurnIds), w.userId, id],
     );
     if (changed.includes('title')) await w.index('task', id, updated.title);
-    await followTaskWrite(w, scope, [id]);
+    followTaskWrite(w, scope, id, taskRow(updated, row.seq!));
     return updated;
   });
 }
@@ -144,7 +168,7 @@ export async function deleteTask(scope: UserScope, id: string, turnId?: string |
     await w.tx.run("DELETE FROM memory_access WHERE user_id = ? AND kind = 'task' AND record_id = ?", [w.userId, id]);
     await w.unindex('task', id);
     await w.history('task', id, '*', task, undefined, turnId);
-    await followTaskWrite(w, scope, [id]);
+    followTaskWrite(w, scope, id, undefined);
     return true;
   });
 }
@@ -152,8 +176,9 @@ export async function deleteTask(scope: UserScope, id: string, turnId?: string |
 /** `UserMemoryStore.getTask`. */
 export const getTask = (scope: UserScope, id: string): Promise<Task | undefined> => readTask(scope, id);
 
-// The columns `taskFromRow` reads: a rebuild lists every open task, so each column costs.
-const LIST_COLUMNS = 'id, title, status, priority, due_at_ms, due_phrase, project_id, created_at_ms, updated_at_ms, source_turn_ids, confidence';
+// The columns `taskFromRow` reads (not `seq`, which orders the open tasks kept in memory): a
+// rebuild lists every open task, so each column costs.
+const LIST_COLUMNS = TASK_COLUMNS.filter((c) => c !== 'seq').join(', ');
 
 /** `UserMemoryStore.listTasks`: open tasks first by due time (undated last), then the rest by update time, newest first. */
 export async function listTasks(scope: UserScope, options: ListTasksOptions = {}): Promise<Task[]> {
@@ -177,12 +202,11 @@ export async function listTasks(scope: UserScope, options: ListTasksOptions = {}
     params.push(limit);
   }
   // NULLs sort differently in SQLite and PostgreSQL, so null-ness is its own sort key.
-  const open = "status IN ('todo', 'doing')";
   const rows = await scope.ctx.db.all<Row>(
     `SELECT ${LIST_COLUMNS} FROM memory_tasks WHERE ${where.join(' AND ')}
-      ORDER BY CASE WHEN ${open} THEN 0 ELSE 1 END,
-               CASE WHEN ${open} AND due_at_ms IS NOT NULL THEN 0 ELSE 1 END,
-               CASE WHEN ${open} THEN COALESCE(due_at_ms, 0) ELSE 0 END,
+      ORDER BY CASE WHEN ${OPEN_SQL} THEN 0 ELSE 1 END,
+               CASE WHEN ${OPEN_SQL} AND due_at_ms IS NOT NULL THEN 0 ELSE 1 END,
+               CASE WHEN ${OPEN_SQL} THEN COALESCE(due_at_ms, 0) ELSE 0 END,
                updated_at_ms DESC, seq DESC${limitClause}`,
     params,
   );

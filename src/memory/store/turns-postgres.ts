@@ -7,12 +7,10 @@
  */
 import type { Turn } from '../model.js';
 import type { UserScope } from './context.js';
-import { placeholders, str, type Row } from './rows.js';
+import { ID_BATCH, placeholders, str, type Row } from './rows.js';
 import { turnFromRow } from './turns.js';
 
 const COLUMNS = 'id, role, speaker, text, at_ms, session_id';
-/** Ids per statement (well under PostgreSQL's parameter limit). */
-const ID_BATCH = 500;
 
 const count = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.floor(n)) : 0);
 

@@ -1,20 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemoryStore, type SqlMemoryStore } from './sql-memory-store.js';
+import { describe, expect, it } from 'vitest';
+import { useTempMemoryStore } from './store-test-kit.js';
 
-let dir: string;
-let store: SqlMemoryStore;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ctxvm-turns-'));
-  store = await openMemoryStore({ db: join(dir, 'ctxvm.db') });
-});
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempMemoryStore('ctxvm-turns-');
 
 describe('turnNeighbourhoods', () => {
   it('gives each turn the neighbourhood turnNeighbours gives it, whatever the gaps between the turns asked for (property)', async () => {
@@ -26,7 +14,7 @@ describe('turnNeighbourhoods', () => {
         fc.integer({ min: 0, max: 4 }),
         fc.integer({ min: 0, max: 4 }),
         async (instants, asked, before, after) => {
-          const u = store.forUser(`u${Math.random().toString(36).slice(2)}`);
+          const u = temp.store.forUser(`u${Math.random().toString(36).slice(2)}`);
           await u.addTurns(instants.map((t, i) => ({ id: `t${i}`, role: 'user', speaker: null, text: `turn ${i}`, atMs: 1_000 + t, sessionId: null })));
           const ids = asked.map((i) => `t${i}`);
           const many = await u.turnNeighbourhoods!(ids, before, after);

@@ -6,13 +6,11 @@ import { UsageError } from '../../errors.js';
 import type { SqlValue } from '../../store/warm/sql.js';
 import type { Turn, TurnRole } from '../model.js';
 import { write, type UserScope } from './context.js';
-import { num, optStr, placeholders, str, type Row } from './rows.js';
+import { ID_BATCH, num, optStr, placeholders, str, type Row } from './rows.js';
 import { indexTerms } from './terms.js';
 
 const ROLES: ReadonlySet<string> = new Set<TurnRole>(['user', 'assistant', 'system']);
 const COLUMNS = 'id, role, speaker, text, at_ms, session_id';
-/** Ids per `IN (…)` list (well under SQLite's and PostgreSQL's parameter limits). */
-const ID_BATCH = 500;
 
 /** A turn row as a Turn. */
 export function turnFromRow(userId: string, r: Row): Turn {
