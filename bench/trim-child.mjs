@@ -1,5 +1,6 @@
 // One measured pass in a fresh process (so peak RSS belongs to that pass alone).
-// Usage: node trim-child.mjs trim|naive|reference IN OUT [STORE]
+// Usage: node trim-child.mjs trim|counted|naive|reference IN OUT [STORE]
+// `counted` is what `ctxvm session trim` does: the trim, then exact token counts of both files.
 // Prints {seconds, maxRssMb} on stdout.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -32,7 +33,7 @@ if (mode === 'naive') {
   const { trimSession } = await import(join(root, 'dist', 'session', 'session.js'));
   const { createFsObjectStore } = await import(join(root, 'dist', 'store', 'drivers', 'objects-fs.js'));
   const store = createFsObjectStore({ root: storeDir, durability: 'deferred' });
-  await trimSession({ input, output, store, measure: false });
+  await trimSession({ input, output, store, measure: mode === 'counted' });
 }
 const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 const cpu = process.cpuUsage(c0);

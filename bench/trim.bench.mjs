@@ -9,7 +9,9 @@
 // boundary, what sessions on 1M-token models look like: most bytes are live and trimmed).
 // BENCH_TRIM_SHAPES (default auto,live0,live2) and BENCH_TRIM_MB (default 10,100,500) pick them,
 // BENCH_RUNS (default 3) the runs; BENCH_TRIM_TOKENS=off skips counting tokens of the generated
-// files and BENCH_TRIM_CORPUS=off the corpus and calibration tables. Each run measures the three
+// files and BENCH_TRIM_CORPUS=off the corpus and calibration tables. The trim is timed as the
+// library's raw throughput (no token counts) and, as "counted", as `ctxvm session trim` runs it:
+// with the exact token counts of both files it prints (BENCH_TRIM_COUNTED=off skips that). Each run measures the three
 // in a fresh process each, in an order that rotates from run to run; a ratio is the median of the
 // per-run ratios, so load drift hits both sides of it. Wall time is what the ratios use; CPU time
 // (user + system, all threads) is printed too, since it depends less on how busy the machine is,
@@ -29,6 +31,7 @@ const shapes = (process.env.BENCH_TRIM_SHAPES ?? 'auto,live0,live2').split(',');
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const countTokens = process.env.BENCH_TRIM_TOKENS !== 'off';
 const corpusToo = process.env.BENCH_TRIM_CORPUS !== 'off';
+const countedToo = process.env.BENCH_TRIM_COUNTED !== 'off';
 const gen = join(sharedDir, 'tools', 'gen-claude-session.mjs');
 if (!existsSync(gen)) {
   console.error(`bench:trim needs ${gen} (../shared next to the repository)`);
@@ -53,20 +56,20 @@ for (const shape of shapes) {
     const input = join(dir, `gen-${shape}-${mb}mb.jsonl`);
     execFileSync(process.execPath, [gen, '--target-mb', String(mb), ...generatorArgs[shape], '--seed', '7', '--out', input]);
     const bytes = statSync(input).size;
-    const modes = ['trim', 'naive', ...(hasReference ? ['reference'] : [])];
+    const modes = ['trim', 'naive', ...(hasReference ? ['reference'] : []), ...(countedToo ? ['counted'] : [])];
     const m = Object.fromEntries(modes.map((k) => [k, { s: [], cpu: [], rss: [] }]));
     for (let i = 0; i < runs; i++) {
       for (let j = 0; j < modes.length; j++) {
         const mode = modes[(i + j) % modes.length];
         const store = join(dir, `store-${shape}-${mb}-${i}`);
-        const r = child(mode, input, join(dir, `${mode}-${shape}-${mb}.jsonl`), mode === 'trim' ? store : undefined);
+        const r = child(mode, input, join(dir, `${mode}-${shape}-${mb}.jsonl`), mode === 'trim' || mode === 'counted' ? store : undefined);
         m[mode].s.push(r.seconds);
         m[mode].cpu.push(r.cpuSeconds);
         m[mode].rss.push(r.maxRssMb);
         rmSync(store, { recursive: true, force: true });
       }
     }
-    for (const k of ['naive', 'reference']) rmSync(join(dir, `${k}-${shape}-${mb}.jsonl`), { force: true });
+    for (const k of ['naive', 'reference', 'counted']) rmSync(join(dir, `${k}-${shape}-${mb}.jsonl`), { force: true });
     // reduction of the tokens the agent would send, measured once (not timed; BENCH_TRIM_TOKENS=off skips it)
     const trimmed = join(dir, `trim-${shape}-${mb}.jsonl`);
     let before = NaN, after = NaN, valid = true;
@@ -88,6 +91,7 @@ for (const shape of shapes) {
       'naive s (cpu)': `${median(m.naive.s).toFixed(2)} (${median(m.naive.cpu).toFixed(2)})`,
       'vs naive': ratio('naive'),
       'peak RSS trim/ref/naive MB': [m.trim, ...(hasReference ? [m.reference] : []), m.naive].map((x) => median(x.rss).toFixed(0)).join('/'),
+      ...(countedToo ? { 'counted s (cpu), RSS MB': `${median(m.counted.s).toFixed(2)} (${median(m.counted.cpu).toFixed(2)}), ${median(m.counted.rss).toFixed(0)}` } : {}),
       tokens: countTokens ? `${before} → ${after}` : '-',
       reduction: countTokens ? `${((1 - after / before) * 100).toFixed(1)}%` : '-',
       valid: countTokens ? (valid ? 'yes' : 'NO') : '(checked by the trim)',
