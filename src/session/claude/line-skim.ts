@@ -11,7 +11,7 @@
  * the trimmer parses every line it changes, which does.
  */
 import { createKeyTable } from '../../core/json-keys.js';
-import { decodeStringBody, skipSpace, skipString } from '../../core/json-scan.js';
+import { decodeStringBody, MAX_SCAN_DEPTH, skipSpace, skipString } from '../../core/json-scan.js';
 import { SkippedString } from '../../core/json-skim.js';
 import type { ClaudeLine } from './types.js';
 
@@ -25,8 +25,6 @@ const COLON = 0x3a;
 
 /** Strings of up to this many bytes (quotes excluded) are decoded; longer ones become `SkippedString`s. */
 const DECODE_BYTES = 320;
-/** Deepest nesting followed (as json-scan.ts). */
-const MAX_DEPTH = 512;
 
 /** Top-level fields kept in the skeleton (what `describeLine`, the index and the validation view read). */
 const KEPT_TOP = new Set([
@@ -241,7 +239,7 @@ class Walk {
 
   /** Moves past any value without building it. */
   skip(depth: number): void {
-    if (depth > MAX_DEPTH) malformed(this.i);
+    if (depth > MAX_SCAN_DEPTH) malformed(this.i);
     const c = this.b[this.i];
     if (c === QUOTE) {
       this.stringEnd();
@@ -296,7 +294,7 @@ class Walk {
 
   /** Any value: objects and arrays built, long strings skipped. */
   value(depth: number): unknown {
-    if (depth > MAX_DEPTH) malformed(this.i);
+    if (depth > MAX_SCAN_DEPTH) malformed(this.i);
     const c = this.b[this.i];
     if (c === QUOTE) return this.str(false);
     if (c === OPEN_OBJECT) {
