@@ -64,6 +64,8 @@ export interface DriverTrimStats {
 
 export interface LoadOptions {
   signal?: AbortSignal;
+  /** Called as the file is read (its first read), with the bytes read so far. */
+  onProgress?: (bytesRead: number) => void;
   /**
    * Load for the findings only: the context may hold stand-ins for long texts (drivers that keep
    * memory flat this way say so), so it must not be counted or shown. Same findings either way.

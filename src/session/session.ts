@@ -2,7 +2,7 @@
  * The sessions engine's library API: detect the agent of a session file, then validate, analyze,
  * trim, restore and page in — the same calls for Claude Code and Codex files.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readJsonl } from '../core/jsonl.js';
@@ -81,10 +81,10 @@ export interface TrimSessionOptions extends SessionServices {
   measure?: boolean;
   onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
   /**
-   * While the tokens are counted, after the trim (when measuring): characters of the input's
-   * texts counted so far and in all; (0, 0) first, when the input starts to load for it.
+   * How far the token counts after the trim have come (when measuring), from 0 to 1: the first
+   * half while the input is read in full, the second while its texts are counted.
    */
-  onCountProgress?: (charsDone: number, charsTotal: number) => void;
+  onCountProgress?: (share: number) => void;
   /** See `DriverTrimInput.idSource` (a branch being trimmed as it is made). */
   idSource?: IdSource;
   signal?: AbortSignal;
@@ -234,7 +234,7 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
   };
   if (measure) {
     // exact counts need the texts: full loads of both files, one at a time, for the numbers only
-    options.onCountProgress?.(0, 0);
+    options.onCountProgress?.(0);
     const input = await measureInput(driver, options);
     const output = await driver.load(options.output);
     const countedAfter = countContextTokens(output.context, counterFor(options, input.model));
@@ -264,11 +264,13 @@ interface MeasuredInput {
  * Loads `file` in full and counts it: each text is counted once for both the breakdown and the
  * usage profile, and nothing of it (texts, counts) outlives the call.
  */
-async function measureFile(driver: SessionDriver, file: string, services: Pick<SessionServices, 'tokens'>, onProgress?: (charsDone: number, charsTotal: number) => void): Promise<MeasuredInput & { loaded: LoadedSession }> {
-  const loaded = await driver.load(file);
+async function measureFile(driver: SessionDriver, file: string, services: Pick<SessionServices, 'tokens'>, onProgress?: (share: number) => void): Promise<MeasuredInput & { loaded: LoadedSession }> {
+  const bytes = onProgress ? (await stat(file)).size : 0;
+  const loaded = await driver.load(file, onProgress ? { onProgress: (read) => onProgress(bytes > 0 ? Math.min(0.5, read / bytes / 2) : 0) } : {});
   const model = loaded.context.model;
   const { counter, raw } = services.tokens ? { counter: services.tokens, raw: undefined } : createMeasurementCounters(model ? { model } : {});
-  const counted = countContextTokens(loaded.context, onProgress ? reportingCounter(counter, loaded.context, onProgress) : counter);
+  const counted = countContextTokens(loaded.context, onProgress ? reportingCounter(counter, loaded.context, (done, total) => onProgress(total > 0 ? 0.5 + done / total / 2 : 0.5)) : counter);
+  onProgress?.(1);
   const logged = await readLoggedContext(file, loaded.context, counter, raw);
   return { ...(model ? { model } : {}), counted, logged, loaded };
 }

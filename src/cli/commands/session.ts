@@ -113,12 +113,12 @@ export function registerSession(program: Command, ctx: CommandContext): void {
           images: !keep.images,
         },
         onProgress: (done) => progress.update(done),
-        onCountProgress: (done, total) => {
+        onCountProgress: (share) => {
           if (!counting) {
             progress.done();
             counting = createProgress(ctx.io.stderr, { label: 'count tokens', total: 1000, unit: 'share' });
           }
-          counting.update(total > 0 ? Math.round((1000 * done) / total) : 0);
+          counting.update(Math.round(1000 * share));
         },
       }));
       progress.done();

@@ -12,9 +12,10 @@ export const claudeDriver: SessionDriver = {
   findsOwnTrimFindings: true,
   async load(file, options = {}) {
     let loaded;
-    if (options.lean === true) loaded = await loadClaudeLean(file, options.signal ? { signal: options.signal } : {});
+    const scan = { ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
+    if (options.lean === true) loaded = await loadClaudeLean(file, scan);
     else {
-      const index = await scanClaudeSession(file, options.signal ? { signal: options.signal } : {});
+      const index = await scanClaudeSession(file, scan);
       const context = await reconstructClaudeContext(index);
       loaded = { index, context, findings: validateClaudeContext(index, context) };
     }
