@@ -262,7 +262,8 @@ interface MeasuredInput {
 
 /**
  * Loads `file` in full and counts it: each text is counted once for both the breakdown and the
- * usage profile, and nothing of it (texts, counts) outlives the call.
+ * usage profile. The counters, which remember every text they counted, do not outlive the call;
+ * `onProgress` gets a share of the work (see `TrimSessionOptions.onCountProgress`).
  */
 async function measureFile(driver: SessionDriver, file: string, services: Pick<SessionServices, 'tokens'>, onProgress?: (share: number) => void): Promise<MeasuredInput & { loaded: LoadedSession }> {
   const bytes = onProgress ? (await stat(file)).size : 0;
