@@ -9,6 +9,7 @@ import type { ResolvedRebuildOptions } from './options.js';
 import type { PackCandidate } from './pack.js';
 import { entityMatch, taskMention, type QueryInfo } from './query.js';
 import { formatLocalDate as formatDate, formatLocalTime as formatDateTime } from '../format-time.js';
+import { offsetMinutesAt } from '../../core/time-zone.js';
 import { instantKey, naturalKey, oneLine } from './render.js';
 import { accessSignal, combine, decay, PRIORITY_IMPORTANCE } from './score.js';
 
@@ -288,18 +289,18 @@ function sameLinesMerged<T extends { id: string; text: string; atMs: number; sou
 }
 
 /**
- * `formatDate` in `zone`, remembered for one rebuild by quarter hour: the records of a rebuild
- * fall on few days, and every zone's offset since 1970 is a whole number of quarter hours
- * (time-zone.ts), so a local day starts on a quarter hour and a quarter hour is one day.
+ * `formatDate` in `zone`, remembered for one rebuild by local day: the records of a rebuild fall
+ * on few days. The day is the instant shifted by the zone's offset there (offsets are cached by
+ * time-zone.ts), so any offset, a fixed one of odd minutes too, keys the right day.
  */
 function localDates(zone: ResolvedRebuildOptions['timeZone']): (atMs: number) => string {
-  const QUARTER_HOUR_MS = 900_000;
-  const byQuarter = new Map<number, string>();
+  const DAY_MS = 86_400_000;
+  const byDay = new Map<number, string>();
   return (atMs) => {
     if (!(atMs >= 0)) return formatDate(atMs, zone);
-    const quarter = Math.floor(atMs / QUARTER_HOUR_MS);
-    let date = byQuarter.get(quarter);
-    if (date === undefined) byQuarter.set(quarter, (date = formatDate(atMs, zone)));
+    const day = Math.floor((atMs + offsetMinutesAt(zone, atMs) * 60_000) / DAY_MS);
+    let date = byDay.get(day);
+    if (date === undefined) byDay.set(day, (date = formatDate(atMs, zone)));
     return date;
   };
 }

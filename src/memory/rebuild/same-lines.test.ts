@@ -54,4 +54,14 @@ describe('memories layer: records that render as one line', () => {
     expect(ctx.text).toContain('Lisa planted sunflowers');
     expect(ctx.tokens).toBe(tokens.count(ctx.text));
   });
+
+  it('dates each line by its own local day in a zone whose offset is not whole quarter hours', async () => {
+    // +00:07: 23:50 UTC is 23:57 on Jan 1 there, 23:55 UTC is 00:02 on Jan 2 (one UTC quarter hour)
+    clock = Date.UTC(2025, 0, 1, 23, 50);
+    await store.forUser('cy').setFact({ kind: 'fact', text: 'Cy booked the ferry.', importance: 0.5, sourceTurnIds: ['C1'] });
+    clock = Date.UTC(2025, 0, 1, 23, 55);
+    await store.forUser('cy').setFact({ kind: 'fact', text: 'Cy booked the ferry.', importance: 0.5, sourceTurnIds: ['C2'] });
+    const ctx = await rebuildContext(store.forUser('cy'), 'ferry', { tokens, analyzer, now: Date.UTC(2025, 1, 1), timeZone: '+00:07', touch: false, clock: false });
+    expect(ctx.text.split('\n').filter((l) => l.includes('ferry'))).toEqual(['01-01 Cy booked the ferry.', '01-02 Cy booked the ferry.']);
+  });
 });
