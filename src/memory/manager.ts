@@ -568,6 +568,9 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
     const result: IngestResult = { turns: turns.length, added: 0, applied: 0, byIntent: {} };
     const timeZone = doExtract ? await timeZoneOf(userId) : defaultZone;
     const ex = doExtract ? await getExtractor() : undefined;
+    // user turns stored before (an import run again) are not read again: a reader may be a paid
+    // model call, and nothing read from such a turn is applied
+    const storedBefore = ex ? new Set((await store.getTurns(turns.flatMap((t) => (t.role === 'user' && t.id !== undefined ? [t.id] : [])))).map((t) => t.id)) : undefined;
     for (const t of turns) {
       const atMs = t.atMs ?? clock.now();
       const turn: Omit<Turn, 'userId'> = { id: t.id ?? newTurnId(atMs), role: t.role, speaker: t.speaker ?? null, text: t.text, atMs, sessionId: t.sessionId ?? null };
@@ -579,7 +582,7 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       let failure: { error: unknown } | undefined;
       let x: Extraction | undefined;
       try {
-        x = ex && t.role === 'user' ? await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store) : undefined;
+        x = ex && t.role === 'user' && !storedBefore?.has(turn.id) ? await extractResolved(t.text, { now: atMs, timeZone, recent: await recent.get(store) }, store) : undefined;
       } catch (error) {
         failure = { error };
       }

@@ -107,6 +107,25 @@ describe('the seed conversation (Chinese)', () => {
     expect(await manager.user('dora').version()).toBe(version + 1); // m2's turn, nothing else
   });
 
+  it('does not read an ingested turn stored before, so a reader that fails on it stops nothing', async () => {
+    const read: string[] = [];
+    const reader = createMemoryManager({
+      store,
+      defaultTimeZone: ZONE,
+      extractor: {
+        extract: (text: string) => {
+          read.push(text);
+          if (text === 'stored') throw new Error('read again');
+          return { intent: 'chat', confidence: 1, entities: [], language: 'en' } as unknown as Extraction;
+        },
+      },
+    });
+    const t1 = Date.parse('2023-05-09T10:00:00Z');
+    await manager.ingest('fay', [{ id: 'f1', role: 'user', text: 'stored', atMs: t1 }], { extract: false });
+    expect(await reader.ingest('fay', [{ id: 'f1', role: 'user', text: 'stored', atMs: t1 }, { id: 'f2', role: 'user', text: 'new', atMs: t1 + 1 }])).toMatchObject({ added: 1, byIntent: { chat: 1 } });
+    expect(read).toEqual(['new']);
+  });
+
   it('keeps an ingested turn, archived, when reading or applying it fails, and then throws', async () => {
     const archived: string[] = [];
     const archive = { append: async (_u: string, turns: readonly { id: string }[]) => void archived.push(...turns.map((t) => t.id)) };
