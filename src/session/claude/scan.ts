@@ -5,7 +5,7 @@
  */
 import { badLineError, readLineBatches, type RawLine, type ReadJsonlOptions } from '../../core/jsonl.js';
 import { skimmedLength, SkippedString } from '../../core/json-skim.js';
-import { EDIT_SLOTS, skimClaudeForTrim } from './line-skim.js';
+import { EDIT_SLOTS, EditFact, EditSlot, skimClaudeForTrim } from './line-skim.js';
 import type { ParseError } from '../../errors.js';
 import { LineFlag, LineRecord } from './line-record.js';
 import { contentBlocks, isKnownLineType, lineKind, preservedSpec, type PreservedSpec, type ClaudeLine, type ClaudeLineKind, type ContentBlock, type ToolResultBlock, type ToolUseBlock } from './types.js';
@@ -241,7 +241,9 @@ function parseForIndex(raw: RawLine, identity: boolean, edits?: Int32Array, at?:
   try {
     skeleton = skimClaudeForTrim(raw.bytes, identity, edits, at);
   } catch {
-    // broken structure: JSON.parse names the error, below
+    // broken structure: JSON.parse names the error, below. A line JSON.parse takes (nested past
+    // the skimmer's depth) may have its edit notes half written: it is to be parsed whole
+    if (edits && at !== undefined) edits[at + EditSlot.Facts]! |= EditFact.Whole;
   }
   return skeleton ?? JSON.parse(raw.text);
 }

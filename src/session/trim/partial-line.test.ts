@@ -4,12 +4,13 @@
  * text written after the transform's kinds of edits is JSON.stringify's of the fully parsed line
  * with the same edits.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { contentRegions } from './lift.js';
-import { EDIT_SLOTS, skimClaudeForTrim } from '../claude/line-skim.js';
+import { EDIT_SLOTS, EditFact, EditSlot, skimClaudeForTrim } from '../claude/line-skim.js';
+import { scanClaudeSession } from '../claude/scan.js';
 import { partialFromEdits, readPartialLine, type PartialLine } from './partial-line.js';
 import { claudeMainSessions, generateClaudeSession, generatorSkipReason } from '../../../test/support/corpus.js';
 
@@ -104,6 +105,17 @@ describe('partly read lines', () => {
     expect(readPartialLine(Buffer.from('[1,2]'))).toBeUndefined();
     expect(readPartialLine(Buffer.from('{"a":1} x'))).toBeUndefined();
     expect(() => readPartialLine(Buffer.from('{"message":{"role":"us\\qer"}}'))).toThrow(SyntaxError);
+  });
+
+  it('leave a line JSON.parse takes but the skimmer cannot follow (nested too deep) to a full parse', async () => {
+    const deep = `${'['.repeat(600)}1${']'.repeat(600)}`;
+    const text = `{"type":"user","toolUseResult":{"d":${deep}},"message":{"role":"user","content":"x"},"uuid":"u"}`;
+    const file = join(root, 'deep.jsonl');
+    writeFileSync(file, `${text}\n`);
+    const index = await scanClaudeSession(file, { edits: true });
+    expect(index.badLines).toEqual([]);
+    expect(index.edits![EditSlot.Facts]! & EditFact.Whole).toBe(EditFact.Whole);
+    expect(partialFromEdits(Buffer.from(text), index.edits!, 0, 'user')).toBeUndefined();
   });
 
   const files = [
