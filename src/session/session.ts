@@ -81,8 +81,8 @@ export interface TrimSessionOptions extends SessionServices {
   measure?: boolean;
   onProgress?: (bytesDone: number, bytesTotal: number, pass: 1 | 3) => void;
   /**
-   * How far the token counts after the trim have come (when measuring), from 0 to 1: the first
-   * half while the input is read in full, the second while its texts are counted.
+   * How far the token counts after the trim have come (when measuring), from 0 to 1: the input
+   * read in full (up to 0.45), its texts counted (up to 0.9), then the output loaded and counted.
    */
   onCountProgress?: (share: number) => void;
   /** See `DriverTrimInput.idSource` (a branch being trimmed as it is made). */
@@ -235,29 +235,24 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
   if (measure) {
     // exact counts need the texts: full loads of both files, one at a time, for the numbers only
     options.onCountProgress?.(0);
-    const input = await measureInput(driver, options);
+    // the loaded input is not kept: only its numbers are
+    const { model, counted, logged } = await measureFile(driver, options.input, options, options.onCountProgress);
     const output = await driver.load(options.output);
-    const countedAfter = countContextTokens(output.context, counterFor(options, input.model));
-    const b = input.counted.tokens;
+    const countedAfter = countContextTokens(output.context, counterFor(options, model));
+    options.onCountProgress?.(1);
+    const b = counted.tokens;
     const a = countedAfter.tokens;
-    if (input.model) report.model = input.model;
+    if (model) report.model = model;
     report.input.tokens = b;
-    report.input.breakdown = input.counted.breakdown;
+    report.input.breakdown = counted.breakdown;
     report.output.tokens = a;
     report.output.breakdown = countedAfter.breakdown;
     report.reduction = ratioRemoved(b, a);
-    const request = requestTokens(input.logged, b, a);
+    const request = requestTokens(logged, b, a);
     if (request) report.request = request;
-    report.tokenizer = input.counted.method;
+    report.tokenizer = counted.method;
   }
   return report;
-}
-
-/** A session's tokens and what its log's usage says, counted with one pair of counters. */
-interface MeasuredInput {
-  model?: string;
-  counted: TokenBreakdown;
-  logged: LoggedContext;
 }
 
 /**
@@ -265,21 +260,19 @@ interface MeasuredInput {
  * usage profile. The counters, which remember every text they counted, do not outlive the call;
  * `onProgress` gets a share of the work (see `TrimSessionOptions.onCountProgress`).
  */
-async function measureFile(driver: SessionDriver, file: string, services: Pick<SessionServices, 'tokens'>, onProgress?: (share: number) => void): Promise<MeasuredInput & { loaded: LoadedSession }> {
+async function measureFile(
+  driver: SessionDriver,
+  file: string,
+  services: Pick<SessionServices, 'tokens'>,
+  onProgress?: (share: number) => void,
+): Promise<{ model: string | undefined; counted: TokenBreakdown; logged: LoggedContext; loaded: LoadedSession }> {
   const bytes = onProgress ? (await stat(file)).size : 0;
-  const loaded = await driver.load(file, onProgress ? { onProgress: (read) => onProgress(bytes > 0 ? Math.min(0.5, read / bytes / 2) : 0) } : {});
+  const loaded = await driver.load(file, onProgress ? { onProgress: (read) => onProgress(bytes > 0 ? 0.45 * Math.min(1, read / bytes) : 0) } : {});
   const model = loaded.context.model;
   const { counter, raw } = services.tokens ? { counter: services.tokens, raw: undefined } : createMeasurementCounters(model ? { model } : {});
-  const counted = countContextTokens(loaded.context, onProgress ? reportingCounter(counter, loaded.context, (done, total) => onProgress(total > 0 ? 0.5 + done / total / 2 : 0.5)) : counter);
-  onProgress?.(1);
+  const counted = countContextTokens(loaded.context, onProgress ? reportingCounter(counter, loaded.context, (done, total) => onProgress(0.45 + (total > 0 ? 0.45 * (done / total) : 0.45))) : counter);
   const logged = await readLoggedContext(file, loaded.context, counter, raw);
-  return { ...(model ? { model } : {}), counted, logged, loaded };
-}
-
-/** `measureFile` of a trim's input, keeping none of the loaded session. */
-async function measureInput(driver: SessionDriver, options: TrimSessionOptions): Promise<MeasuredInput> {
-  const { loaded: _dropped, ...measured } = await measureFile(driver, options.input, options, options.onCountProgress);
-  return measured;
+  return { model, counted, logged, loaded };
 }
 
 /** `counter`, telling `onProgress` how many characters of `context`'s texts it has counted. */

@@ -12,10 +12,9 @@ export const claudeDriver: SessionDriver = {
   findsOwnTrimFindings: true,
   async load(file, options = {}) {
     let loaded;
-    const scan = { ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
-    if (options.lean === true) loaded = await loadClaudeLean(file, scan);
+    if (options.lean === true) loaded = await loadClaudeLean(file, options);
     else {
-      const index = await scanClaudeSession(file, scan);
+      const index = await scanClaudeSession(file, options);
       const context = await reconstructClaudeContext(index);
       loaded = { index, context, findings: validateClaudeContext(index, context) };
     }
