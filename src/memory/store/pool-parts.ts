@@ -17,7 +17,7 @@ import type { MemoryKind } from '../model.js';
 import type { PendingTouch } from './access.js';
 
 /** Largest `perOrder` honoured (each distinct value is one more prepared statement). */
-export const MAX_POOL_PER_ORDER = 100_000;
+const MAX_POOL_PER_ORDER = 100_000;
 
 /** Statement texts kept (all forgotten when full): one per shape, so very few. */
 const MAX_STATEMENTS = 1000;

@@ -26,7 +26,6 @@ import { distinctIds, ID_BATCH, num, placeholders, str, type Row } from './rows.
 import { taskPool } from './task-pool.js';
 import { taskFromRow } from './tasks.js';
 
-export { MAX_POOL_PER_ORDER } from './pool-parts.js';
 
 // `fact_key || ''` rather than `fact_key`: with the bare column, SQLite (without statistics) reads
 // `fact_key IS NULL` as a lookup in the unique index on (user_id, fact_key), expects one row, and

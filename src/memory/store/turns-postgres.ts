@@ -1,25 +1,21 @@
 /**
  * `UserMemoryStore.turnNeighbourhoods` on PostgreSQL: every asked-for turn and its neighbours in
  * ONE statement (a LATERAL pair of index walks per turn), where the portable version in
- * turns.ts issues two statements per turn — a rebuild asks for ~50 turns, and on PostgreSQL each
- * statement is a network round trip. Same result: `self` and up to `before` earlier and `after`
+ * turns.ts issues one or two statements per batch of turns and orders them in memory — a rebuild
+ * asks for ~50 turns, and on PostgreSQL each statement is a network round trip. Same result: `self` and up to `before` earlier and `after`
  * later turns of the user, in (at_ms, seq) order.
  */
 import type { Turn } from '../model.js';
 import type { UserScope } from './context.js';
 import { ID_BATCH, placeholders, str, type Row } from './rows.js';
-import { turnFromRow } from './turns.js';
-
-const COLUMNS = 'id, role, speaker, text, at_ms, session_id';
-
-const count = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.floor(n)) : 0);
+import { wholeCount, TURN_COLUMNS as COLUMNS, turnFromRow } from './turns.js';
 
 /** `turnNeighbourhoods` in one statement per `ID_BATCH` ids. */
 export async function turnNeighbourhoodsPostgres(scope: UserScope, ids: readonly string[], before: number, after: number): Promise<Map<string, Turn[]>> {
   const { userId } = scope;
   const wanted = [...new Set(ids.filter((id) => typeof id === 'string'))];
-  const b = count(before);
-  const a = count(after);
+  const b = wholeCount(before);
+  const a = wholeCount(after);
   const out = new Map<string, Turn[]>();
   // The limits are literals (few distinct values), as in turns.ts.
   const sides: string[] = [];

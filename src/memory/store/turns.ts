@@ -10,7 +10,8 @@ import { ID_BATCH, num, optStr, placeholders, str, type Row } from './rows.js';
 import { indexTerms } from './terms.js';
 
 const ROLES: ReadonlySet<string> = new Set<TurnRole>(['user', 'assistant', 'system']);
-const COLUMNS = 'id, role, speaker, text, at_ms, session_id';
+/** The columns `turnFromRow` reads. */
+export const TURN_COLUMNS = 'id, role, speaker, text, at_ms, session_id';
 
 /** A turn row as a Turn. */
 export function turnFromRow(userId: string, r: Row): Turn {
@@ -60,26 +61,27 @@ export async function getTurns(scope: UserScope, ids: readonly string[]): Promis
   const found = new Map<string, Turn>();
   for (let i = 0; i < wanted.length; i += ID_BATCH) {
     const batch = wanted.slice(i, i + ID_BATCH);
-    const rows = await scope.ctx.db.all<Row>(`SELECT ${COLUMNS} FROM memory_turns WHERE user_id = ? AND id IN (${placeholders(batch.length)})`, [scope.userId, ...batch]);
+    const rows = await scope.ctx.db.all<Row>(`SELECT ${TURN_COLUMNS} FROM memory_turns WHERE user_id = ? AND id IN (${placeholders(batch.length)})`, [scope.userId, ...batch]);
     for (const r of rows) found.set(str(r.id), turnFromRow(scope.userId, r));
   }
   return ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
 }
 
-const count = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.floor(n)) : 0);
+/** A count asked for, as a whole number (0 for anything not a finite number). */
+export const wholeCount = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.floor(n)) : 0);
 
 /** `UserMemoryStore.recentTurns`. */
 export async function recentTurns(scope: UserScope, limit: number): Promise<Turn[]> {
-  const n = count(limit);
+  const n = wholeCount(limit);
   if (n === 0) return [];
-  const rows = await scope.ctx.db.all<Row>(`SELECT ${COLUMNS} FROM memory_turns WHERE user_id = ? ORDER BY at_ms DESC, seq DESC LIMIT ?`, [scope.userId, n]);
+  const rows = await scope.ctx.db.all<Row>(`SELECT ${TURN_COLUMNS} FROM memory_turns WHERE user_id = ? ORDER BY at_ms DESC, seq DESC LIMIT ?`, [scope.userId, n]);
   return rows.reverse().map((r) => turnFromRow(scope.userId, r));
 }
 
 /** `UserMemoryStore.turnNeighbours`. */
 export async function turnNeighbours(scope: UserScope, id: string, before: number, after: number): Promise<Turn[]> {
-  const self = await scope.ctx.db.get<Row>(`SELECT ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND id = ?`, [scope.userId, id]);
-  return self ? around(scope, self, count(before), count(after)) : [];
+  const self = await scope.ctx.db.get<Row>(`SELECT ${TURN_COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND id = ?`, [scope.userId, id]);
+  return self ? around(scope, self, wholeCount(before), wholeCount(after)) : [];
 }
 
 /**
@@ -90,11 +92,11 @@ export async function turnNeighbours(scope: UserScope, id: string, before: numbe
 export async function turnNeighbourhoods(scope: UserScope, ids: readonly string[], before: number, after: number): Promise<Map<string, Turn[]>> {
   const wanted = [...new Set(ids.filter((id) => typeof id === 'string'))];
   const out = new Map<string, Turn[]>();
-  const b = count(before);
-  const a = count(after);
+  const b = wholeCount(before);
+  const a = wholeCount(after);
   for (let i = 0; i < wanted.length; i += NEIGHBOURHOOD_BATCH) {
     const batch = wanted.slice(i, i + NEIGHBOURHOOD_BATCH);
-    const selves = await scope.ctx.db.all<Row>(`SELECT ${COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND id IN (${placeholders(batch.length)})`, [scope.userId, ...batch]);
+    const selves = await scope.ctx.db.all<Row>(`SELECT ${TURN_COLUMNS}, seq FROM memory_turns WHERE user_id = ? AND id IN (${placeholders(batch.length)})`, [scope.userId, ...batch]);
     selves.sort(timeOrder);
     const line = await turnsAround(scope, selves, b, a);
     const at = new Map(line.map((r, k) => [str(r.id), k]));
@@ -114,7 +116,7 @@ export async function turnNeighbourhoods(scope: UserScope, ids: readonly string[
   return out;
 }
 
-/** Turns per `turnsAround` statement: up to two compound terms each, under SQLite's 500. */
+/** Turns per `turnsAround` statement: about one compound term each (and two more), under SQLite's 500. */
 const NEIGHBOURHOOD_BATCH = 200;
 
 const timeOrder = (x: Row, y: Row) => num(x.at_ms) - num(y.at_ms) || num(x.seq) - num(y.seq);
@@ -131,7 +133,7 @@ const timeOrder = (x: Row, y: Row) => num(x.at_ms) - num(y.at_ms) || num(x.seq) 
 async function turnsAround(scope: UserScope, selves: readonly Row[], b: number, a: number): Promise<Row[]> {
   if (selves.length === 0 || b + a === 0) return [...selves];
   const { userId } = scope;
-  const cols = `${COLUMNS}, seq`;
+  const cols = `${TURN_COLUMNS}, seq`;
   const terms: string[] = [];
   const params: SqlValue[] = [];
   const point = (r: Row) => [num(r.at_ms), num(r.seq)];
@@ -181,10 +183,10 @@ async function around(scope: UserScope, self: Row, b: number, a: number): Promis
   // LIMIT it knows when planning (measured 3 µs against 9 µs a query), and the few distinct
   // values keep the statement cache small.
   const earlier = b
-    ? await db.all<Row>(`SELECT ${COLUMNS} FROM memory_turns WHERE user_id = ? AND (at_ms, seq) < (?, ?) ORDER BY at_ms DESC, seq DESC LIMIT ${b}`, [userId, at, seq])
+    ? await db.all<Row>(`SELECT ${TURN_COLUMNS} FROM memory_turns WHERE user_id = ? AND (at_ms, seq) < (?, ?) ORDER BY at_ms DESC, seq DESC LIMIT ${b}`, [userId, at, seq])
     : [];
   const later = a
-    ? await db.all<Row>(`SELECT ${COLUMNS} FROM memory_turns WHERE user_id = ? AND (at_ms, seq) > (?, ?) ORDER BY at_ms, seq LIMIT ${a}`, [userId, at, seq])
+    ? await db.all<Row>(`SELECT ${TURN_COLUMNS} FROM memory_turns WHERE user_id = ? AND (at_ms, seq) > (?, ?) ORDER BY at_ms, seq LIMIT ${a}`, [userId, at, seq])
     : [];
   return [...earlier.reverse(), self, ...later].map((r) => turnFromRow(userId, r));
 }

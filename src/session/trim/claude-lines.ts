@@ -1,8 +1,7 @@
 /**
- * Pass 3 of the Claude Code trimmer, one line at a time: removed lines go into the current run of
- * page-outs, kept lines are copied or transformed (stubs, relinks) with their original stored,
- * synthetic answers are inserted. Pass 1 hands the lines it folds to the same code as it reads
- * them (route `removed`, or `kept` for a folded summary), so the output is the same either way.
+ * Pass 2 of the Claude Code trimmer, one line at a time (claude-range.ts routes them): removed
+ * lines go into the current run of page-outs, kept lines are copied or transformed (stubs,
+ * relinks) with their original stored, synthetic answers are inserted.
  */
 import { createHash } from 'node:crypto';
 import { badLineError, type RawLine } from '../../core/jsonl.js';
@@ -66,10 +65,10 @@ export interface ClaudeLineTrimmerOptions {
   edits?: Int32Array;
 }
 
-/** Pass 3's state: the writer, lines held back, synthetic parents, counters. */
+/** Pass 2's state: the writer, lines held back, synthetic parents, counters. */
 export class ClaudeLineTrimmer {
-  /** The plan for the lines that follow (pass 1 uses one for folded lines, pass 3 the full one). */
-  plan: ClaudeTrimPlan;
+  /** The plan every line is trimmed by. */
+  readonly plan: ClaudeTrimPlan;
   readonly counters: TrimCounters = emptyCounters();
   removedLines = 0;
   changedLines = 0;

@@ -26,8 +26,8 @@ const CR = 0x0d;
 const BOM = [0xef, 0xbb, 0xbf];
 
 /** A written line's JSON text: without a BOM and terminator. */
-function lineBytes(data: string | Buffer): Buffer {
-  let b = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+function lineBytes(data: Buffer): Buffer {
+  let b = data;
   if (b[0] === BOM[0] && b[1] === BOM[1] && b[2] === BOM[2]) b = b.subarray(3);
   let end = b.length;
   if (b[end - 1] === LF) end--;
@@ -54,7 +54,6 @@ export class ClaudeOutputIndex {
 
   /** Takes the next line written (see `TrimStreamWriterOptions.onWritten`). */
   observe(written: WrittenLine): void {
-    this.#index.totalBytes += typeof written.data === 'string' ? Buffer.byteLength(written.data) : written.data.length;
     const line = written.origin ?? this.#line + 0.5;
     this.#line = line;
     let meta: LineMeta;

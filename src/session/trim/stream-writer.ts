@@ -68,7 +68,7 @@ export type WrittenKind = 'copy' | 'annotated' | 'serialized';
  */
 export interface WrittenLine {
   /** The line's bytes (a copied line's may leave out its BOM and terminator). */
-  data: string | Buffer;
+  data: Buffer;
   kind: WrittenKind;
   /** The input line it came from (undefined for a line ctxvm inserted). */
   origin?: number;
