@@ -1,12 +1,13 @@
 /**
- * Byte-pair-encoding token counter for OpenAI's o200k_base, using gpt-tokenizer's rank table
- * and pre-tokenizer regex but its own merge loop. gpt-tokenizer decodes a byte array to a string
+ * Byte-pair-encoding token counter for OpenAI's o200k_base, using gpt-tokenizer's ranks (its
+ * tiktoken file, read by bpe-ranks.ts) and pre-tokenizer regex but its own merge loop. gpt-tokenizer decodes a byte array to a string
  * for every candidate pair, which makes unique pieces (identifiers, base64, hashes) cost tens of
- * microseconds each, and its merge is quadratic in the piece length; here ranks are keyed by
+ * microseconds each, and its merge is quadratic in the piece length; here ranks are looked up by
  * "binary strings" (one char per byte), short pieces use the array merge and long ones a heap,
  * so counting is exact and O(n log n) for any input.
  */
 import { createRequire } from 'node:module';
+import { loadO200kRanks, type RankTable } from './bpe-ranks.js';
 
 /** Counts o200k_base tokens of one pre-tokenized piece. */
 export interface BpeCounter {
@@ -23,36 +24,18 @@ const POSITION_RANGE = 4_294_967_296; // heap keys pack rank * 2^32 + byte posit
 
 let cached: BpeCounter | undefined;
 
-/** Ranks by byte string; two-byte tokens, the first merges of every piece, sit in a flat table. */
-interface Ranks {
-  long: Map<string, number>;
-  /** Rank of the two-byte token (b0 << 8 | b1), or -1. */
-  pairs: Int32Array;
-}
-
 /** The rank of bytes[start, end), or NO_RANK. */
-function rankOf(ranks: Ranks, bytes: string, start: number, end: number): number {
-  if (end - start === 2) {
-    const rank = ranks.pairs[(bytes.charCodeAt(start) << 8) | bytes.charCodeAt(start + 1)]!;
-    return rank < 0 ? NO_RANK : rank;
-  }
-  return ranks.long.get(bytes.slice(start, end)) ?? NO_RANK;
+function rankOf(ranks: RankTable, bytes: string, start: number, end: number): number {
+  const rank = ranks.rankOf(bytes, start, end);
+  return rank < 0 ? NO_RANK : rank;
 }
 
-/** Loads the o200k_base ranks on first use (about 0.5 s) and returns the shared counter. */
+/** Loads the o200k_base ranks on first use and returns the shared counter. */
 export function loadO200kCounter(): BpeCounter {
   if (cached) return cached;
   const require = createRequire(import.meta.url);
-  const table = (require('gpt-tokenizer/bpeRanks/o200k_base') as { default: readonly (string | readonly number[] | undefined)[] }).default;
   const { O200K_TOKEN_SPLIT_REGEX } = require('gpt-tokenizer/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX: RegExp };
-  const ranks: Ranks = { long: new Map(), pairs: new Int32Array(65_536).fill(-1) };
-  for (let rank = 0; rank < table.length; rank++) {
-    const token = table[rank];
-    if (token === undefined) continue;
-    const bytes = typeof token === 'string' ? toBinary(token) : String.fromCharCode(...token);
-    if (bytes.length === 2) ranks.pairs[(bytes.charCodeAt(0) << 8) | bytes.charCodeAt(1)] = rank;
-    else ranks.long.set(bytes, rank);
-  }
+  const ranks = loadO200kRanks();
   const count = (bytes: string) => countBinary(bytes, ranks);
   cached = {
     // A private copy: the library's regex object is global (/g) and shared with its encoder.
@@ -71,14 +54,14 @@ function toBinary(text: string): string {
   return text;
 }
 
-function countBinary(bytes: string, ranks: Ranks): number {
+function countBinary(bytes: string, ranks: RankTable): number {
   if (bytes.length <= 1) return bytes.length;
   if (rankOf(ranks, bytes, 0, bytes.length) !== NO_RANK) return 1;
   return bytes.length <= HEAP_THRESHOLD_BYTES ? mergeWithArray(bytes, ranks) : mergeWithHeap(bytes, ranks);
 }
 
 /** tiktoken's merge loop: repeatedly join the adjacent pair with the lowest rank (leftmost on ties). */
-function mergeWithArray(bytes: string, ranks: Ranks): number {
+function mergeWithArray(bytes: string, ranks: RankTable): number {
   const starts: number[] = [];
   for (let i = 0; i <= bytes.length; i++) starts.push(i);
   // pairRanks[i] is the rank of parts i and i+1 joined, i.e. bytes[starts[i], starts[i + 2]).
@@ -104,7 +87,7 @@ function mergeWithArray(bytes: string, ranks: Ranks): number {
 }
 
 /** The same merge order as mergeWithArray, in O(n log n): parts form a linked list, pairs a heap. */
-function mergeWithHeap(bytes: string, ranks: Ranks): number {
+function mergeWithHeap(bytes: string, ranks: RankTable): number {
   const n = bytes.length;
   // Part p starts at byte p; next[p] is the start of the following part (n at the end).
   const next = new Int32Array(n + 1);

@@ -5,7 +5,7 @@
  *
  * count() is exact (but for runs over 64 Ki characters without a split point, see
  * LONG_PIECE_CHARS): it splits the text with o200k_base's pre-tokenizer regex and merges each
- * piece with bpe.ts (gpt-tokenizer's rank table, a faster merge that is O(n log n) on long
+ * piece with bpe.ts (gpt-tokenizer's ranks in typed arrays, a faster merge that is O(n log n) on long
  * pieces, where gpt-tokenizer is quadratic and never finishes a 1 MB run of "="), caching short
  * pieces. Measured with Node 20 on a shared 2-core box under heavy load (load average 6-10, so
  * pessimistic), cold caches, MB/s of UTF-8 input: JSON 4-8, TypeScript 5-7, English prose ~1,

@@ -94,8 +94,8 @@ export class ClaudeLineTrimmer {
     const { policy, tokens } = options;
     this.#smallest = Math.min(policy.toolResultTokens, policy.toolInputTokens, ...Object.values(policy.tools).map((t) => t.toolResultTokens ?? Infinity));
     this.#tail = policy.tailPayloadTokens > 0 ? Math.max(this.#smallest, policy.tailPayloadTokens) : Infinity;
-    // Decisions use the tokenizer's fitted O(n) estimate, not BPE: the BPE tables alone would cost
-    // ~70 MB of RSS and most of the time budget. The estimate runs 5-65% above the exact count.
+    // Decisions use the tokenizer's fitted O(n) estimate, not BPE: exact counts of every payload
+    // would be most of the time budget. The estimate runs 5-65% above the exact count.
     this.#tokensOf = (text, limit) => tokens.estimate(withStandInRefs(text), limit);
   }
 
