@@ -303,7 +303,13 @@ export async function reconstructClaudeContext(index: ClaudeIndex, options: Reco
           continue; // a bad line is the scan's finding
         }
         if (!value) continue;
-        values.set(raw.line, (options.lean && typeof value === 'object' && !Array.isArray(value) ? leanClaudeLine(value as Record<string, unknown>) : value) as ClaudeLine);
+        if (typeof value === 'object' && !Array.isArray(value)) {
+          if (options.lean) value = leanClaudeLine(value as Record<string, unknown>);
+          // the side channel repeats a tool's output for the UI, and nothing here reads it: on a
+          // tool-heavy session it is near half the bytes a full load would otherwise hold
+          else delete (value as ClaudeLine).toolUseResult;
+        }
+        values.set(raw.line, value as ClaudeLine);
       }
     }
   }
