@@ -13,6 +13,7 @@
  * except Chinese, which is on par. estimate() runs at 15+ MB/s on the same box.
  */
 import { UsageError } from '../errors.js';
+import { asciiPieceEnd } from './ascii-pieces.js';
 import { loadO200kCounter } from './bpe.js';
 import { calibrationForModel } from './calibration.js';
 import { createTextMemo, type TextMemoOptions } from './text-memo.js';
@@ -134,9 +135,18 @@ function countRaw(text: string, stopAbove: number, scale: (raw: number) => numbe
   const { countPiece, splitRegex } = loadO200kCounter();
   const checkLimit = stopAbove !== Number.POSITIVE_INFINITY;
   let total = 0;
-  splitRegex.lastIndex = 0;
-  for (let match = splitRegex.exec(text); match !== null; match = splitRegex.exec(text)) {
-    const piece = match[0];
+  for (let at = 0; at < text.length; ) {
+    let end = asciiPieceEnd(text, at);
+    if (end < 0) {
+      // a character that decides the piece is not ASCII: the regex's own
+      splitRegex.lastIndex = at;
+      const match = splitRegex.exec(text);
+      if (match === null) break;
+      at = match.index;
+      end = splitRegex.lastIndex;
+    }
+    const piece = text.slice(at, end);
+    at = end;
     const cacheable = piece.length <= PIECE_CACHE_MAX_CHARS;
     let tokens = cacheable ? pieceCache.get(piece) : undefined;
     if (tokens === undefined) {
