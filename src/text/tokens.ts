@@ -15,6 +15,7 @@
 import { UsageError } from '../errors.js';
 import { asciiPieceEnd } from './ascii-pieces.js';
 import { loadO200kCounter } from './bpe.js';
+import { PieceCounts } from './piece-counts.js';
 import { calibrationForModel } from './calibration.js';
 import { createTextMemo, type TextMemoOptions } from './text-memo.js';
 
@@ -52,10 +53,8 @@ export interface TokenCounterOptions {
 }
 
 const ENCODING_NAME = 'o200k_base';
-const PIECE_CACHE_MAX_CHARS = 32;
-const PIECE_CACHE_LIMIT = 100_000;
-
-const pieceCache = new Map<string, number>();
+/** Counts of short pieces: a pure function's results, so one table serves every counter. */
+const pieceCounts = new PieceCounts(100_000, 32);
 /**
  * Pre-tokenizer pieces longer than LONG_PIECE_CHARS (UTF-16 units) are merged in slices of
  * LONG_PIECE_SLICE_CHARS: BPE memory and time grow with the piece (about 40 bytes a byte), so a
@@ -145,17 +144,14 @@ function countRaw(text: string, stopAbove: number, scale: (raw: number) => numbe
       at = match.index;
       end = splitRegex.lastIndex;
     }
-    const piece = text.slice(at, end);
-    at = end;
-    const cacheable = piece.length <= PIECE_CACHE_MAX_CHARS;
-    let tokens = cacheable ? pieceCache.get(piece) : undefined;
-    if (tokens === undefined) {
+    const cacheable = end - at <= pieceCounts.maxChars;
+    let tokens = cacheable ? pieceCounts.lookup(text, at, end) : -1;
+    if (tokens < 0) {
+      const piece = text.slice(at, end);
       tokens = piece.length > LONG_PIECE_CHARS ? countLongPiece(piece, countPiece) : countPiece(piece);
-      if (cacheable) {
-        if (pieceCache.size >= PIECE_CACHE_LIMIT) pieceCache.clear();
-        pieceCache.set(piece, tokens);
-      }
+      if (cacheable) pieceCounts.remember(text, at, end, tokens);
     }
+    at = end;
     total += tokens;
     if (checkLimit && scale(total) > stopAbove) break;
   }
