@@ -64,6 +64,8 @@ export interface LineMeta {
 /** What a scan shares between the records it makes (see `describeLine`). */
 export interface LinePool {
   previous?: LineMeta;
+  /** The last model named: assistant lines repeat it, with user lines between. */
+  model?: string;
   /** tool_use ids seen, each as the one string kept. */
   toolIds: Map<string, string>;
 }
@@ -181,7 +183,11 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
     } else if (b?.type === 'image') hasImage = true;
   }
   const messageId = typeof value.message?.id === 'string' ? value.message.id : undefined;
-  const model = kind === 'assistant' && typeof value.message?.model === 'string' ? value.message.model : undefined;
+  let model = kind === 'assistant' && typeof value.message?.model === 'string' ? value.message.model : undefined;
+  if (model !== undefined && pool) {
+    if (model === pool.model) model = pool.model;
+    else pool.model = model;
+  }
   const previous = pool?.previous;
   const flags =
     (value.isSidechain === true ? LineFlag.Sidechain : 0) |
@@ -204,8 +210,9 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
     flags,
     payloadChars,
     blockTypes,
-    toolUses: toolUses.length > 0 ? toolUses : NONE,
-    toolResults: toolResults.length > 0 ? toolResults : NONE,
+    // copies of the lists pushed to: a pushed-to array keeps room for 17 entries
+    toolUses: toolUses.length > 0 ? toolUses.slice() : NONE,
+    toolResults: toolResults.length > 0 ? toolResults.slice() : NONE,
     otherType: kind === 'other' && typeof value.type === 'string' ? value.type : undefined,
     subtype: typeof value.subtype === 'string' ? shared(value.subtype) : undefined,
     uuid: typeof value.uuid === 'string' ? value.uuid : undefined,
@@ -214,7 +221,7 @@ export function describeLine(value: ClaudeLine, line: number, byteOffset: number
     parentUuid: previous?.uuid !== undefined && value.parentUuid === previous.uuid ? previous.uuid : value.parentUuid,
     logicalParentUuid: value.logicalParentUuid,
     messageId: messageId !== undefined && messageId === previous?.messageId ? previous.messageId : messageId,
-    model: model !== undefined && model === previous?.model ? previous.model : model,
+    model,
     role: typeof value.message?.role === 'string' ? shared(value.message.role) : undefined,
     timestamp: typeof value.timestamp === 'string' ? value.timestamp : undefined,
     leafUuid: typeof value.leafUuid === 'string' ? value.leafUuid : undefined,

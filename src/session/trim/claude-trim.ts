@@ -47,10 +47,15 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
   if (index.lines.length === 0) throw new CtxvmError('E_PARSE', `${input}: no transcript lines found`, { hint: 'is this a Claude Code session file?' });
   const plan = planClaudeTrim(index, policy);
   // each line's place in the index: its record there, and where pass 1's notes on it are
-  const slotOf = new Map<number, number>();
-  index.lines.forEach((m, slot) => slotOf.set(m.line, slot));
+  // line numbers run from 1 to at most the last line's: one number each
+  const slots = new Int32Array((index.lines[index.lines.length - 1]?.line ?? 0) + 1).fill(-1);
+  index.lines.forEach((m, slot) => (slots[m.line] = slot));
+  const slotOf = (line: number): number | undefined => {
+    const slot = Number.isInteger(line) && line < slots.length ? slots[line]! : -1;
+    return slot < 0 ? undefined : slot;
+  };
   const metaOf = (line: number): LineMeta | undefined => {
-    const slot = slotOf.get(line);
+    const slot = slotOf(line);
     return slot === undefined ? undefined : index.lines[slot];
   };
 
@@ -68,7 +73,7 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
       policy,
       tokens,
       plan,
-      lines: { meta: metaOf, slot: (line) => slotOf.get(line) },
+      lines: { meta: metaOf, slot: slotOf },
       ...(index.edits ? { edits: index.edits } : {}),
       writer,
       ...(opts.signal ? { signal: opts.signal } : {}),
