@@ -60,6 +60,11 @@ export interface DriverTrimStats {
   holder: string;
   /** The input's and the output's findings, from a driver with `findsOwnTrimFindings`. */
   findings?: { before: ValidationFinding[]; after: ValidationFinding[] };
+  /**
+   * The input loaded in full (what `load(input)` gives), from what the trim read of it already
+   * (its index: the file is not scanned again), when the driver can. For one call.
+   */
+  loadInput?: (options?: Pick<LoadOptions, 'signal' | 'onProgress'>) => Promise<LoadedSession>;
 }
 
 export interface LoadOptions {

@@ -236,7 +236,7 @@ export async function trimSession(options: TrimSessionOptions): Promise<TrimRepo
     // exact counts need the texts: full loads of both files, one at a time, for the numbers only
     options.onCountProgress?.(0);
     // the loaded input is not kept: only its numbers are
-    const { model, counted, logged } = await measureFile(driver, options.input, options, options.onCountProgress);
+    const { model, counted, logged } = await measureFile(driver, options.input, options, options.onCountProgress, stats.loadInput);
     const output = await driver.load(options.output);
     const countedAfter = countContextTokens(output.context, counterFor(options, model));
     options.onCountProgress?.(1);
@@ -265,9 +265,10 @@ async function measureFile(
   file: string,
   services: Pick<SessionServices, 'tokens'>,
   onProgress?: (share: number) => void,
+  load: NonNullable<DriverTrimStats['loadInput']> = (o) => driver.load(file, o),
 ): Promise<{ model: string | undefined; counted: TokenBreakdown; logged: LoggedContext; loaded: LoadedSession }> {
   const bytes = onProgress ? (await stat(file)).size : 0;
-  const loaded = await driver.load(file, onProgress ? { onProgress: (read) => onProgress(bytes > 0 ? 0.45 * Math.min(1, read / bytes) : 0) } : {});
+  const loaded = await load(onProgress ? { onProgress: (read) => onProgress(bytes > 0 ? 0.45 * Math.min(1, read / bytes) : 0) } : {});
   const model = loaded.context.model;
   const { counter, raw } = services.tokens ? { counter: services.tokens, raw: undefined } : createMeasurementCounters(model ? { model } : {});
   const counted = countContextTokens(loaded.context, onProgress ? reportingCounter(counter, loaded.context, (done, total) => onProgress(0.45 + (total > 0 ? 0.45 * (done / total) : 0.45))) : counter);

@@ -276,6 +276,9 @@ export interface ReconstructOptions {
   lean?: boolean;
   /** Lean lines already at hand, by line number (see `LeanLines`); the chain's other lines are read. */
   leanValues?: Pick<ReadonlyMap<number, Record<string, unknown>>, 'get'>;
+  /** Called as the file is read for the chain's lines, with the bytes read so far. */
+  onProgress?: (bytesRead: number) => void;
+  signal?: AbortSignal;
 }
 
 /** Reconstructs the context from the index (reads, and parses, only the loaded lines). */
@@ -293,7 +296,9 @@ export async function reconstructClaudeContext(index: ClaudeIndex, options: Reco
     }
   }
   if (wanted.size > 0) {
-    for await (const batch of readLineBatches(index.file, { reuseBuffers: true })) {
+    for await (const batch of readLineBatches(index.file, { reuseBuffers: true, ...(options.signal ? { signal: options.signal } : {}) })) {
+      const last = batch[batch.length - 1];
+      if (last) options.onProgress?.(last.byteOffset + last.bytes.length + last.eol.length);
       for (const raw of batch) {
         if (!wanted.has(raw.line)) continue;
         let value: unknown;

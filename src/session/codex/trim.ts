@@ -23,7 +23,7 @@ import type { CodexLine } from './types.js';
 export type CodexTrimInput = ClaudeTrimInput;
 
 /** What a Codex trim did: the Claude Code trimmer's stats, with Codex counters. */
-export interface CodexTrimStats extends ClaudeTrimStats {
+export interface CodexTrimStats extends Omit<ClaudeTrimStats, 'index'> {
   counters: CodexTrimCounters;
 }
 

@@ -10,7 +10,7 @@
 import { CtxvmError } from '../../errors.js';
 import type { DriverTrimInput, DriverTrimStats } from '../driver.js';
 import { loadClaudeLean } from '../claude/lean-load.js';
-import type { LineMeta } from '../claude/scan.js';
+import type { ClaudeIndex, LineMeta } from '../claude/scan.js';
 import { ClaudeOutputIndex } from './claude-output-index.js';
 import { planClaudeTrim } from './claude-plan.js';
 import type { TrimCounters } from './claude-transform.js';
@@ -20,8 +20,8 @@ import { TrimStreamWriter, type TrimStreamWriterOptions } from './stream-writer.
 /** Same shape as every driver's trim input (see ../driver.ts). */
 export type ClaudeTrimInput = DriverTrimInput;
 
-/** A driver's trim stats, with the Claude-specific counters. */
-export type ClaudeTrimStats = Omit<DriverTrimStats, 'counters'> & { counters: TrimCounters };
+/** A driver's trim stats, with the Claude-specific counters and the input's index (without its edit notes). */
+export type ClaudeTrimStats = Omit<DriverTrimStats, 'counters' | 'loadInput'> & { counters: TrimCounters; index: ClaudeIndex };
 
 /** Knobs of `trimClaudeSession` that do not change its output. */
 export interface ClaudeTrimTuning {
@@ -84,7 +84,9 @@ export async function trimClaudeSession(opts: ClaudeTrimInput, tuning: ClaudeTri
     const after = await output.findings();
     opts.judge?.(before, after);
     const done = await writer.finish(opts.check);
+    delete index.edits;
     return {
+      index,
       inputBytes: index.totalBytes,
       inputLines: index.lines.length,
       outputBytes: done.outputBytes,
