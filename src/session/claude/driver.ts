@@ -44,7 +44,7 @@ export const claudeDriver: SessionDriver = {
       loadInput: (options = {}) => {
         const from = kept;
         kept = undefined;
-        return from ? loadFromIndex(from, options) : this.load(input.input, options);
+        return from ? loadFromIndex(from, options) : claudeDriver.load(input.input, options);
       },
     };
   },
