@@ -332,14 +332,17 @@ export interface AnalyzeReport {
 
 /** Token composition of the context, what trimming would save, and the prompt-caching economics. */
 export async function analyzeSession(file: string, options: AnalyzeOptions = {}): Promise<AnalyzeReport> {
-  const { loaded, counted: before, logged } = await measureFile(driverFor(await detectAgent(file)), file, options);
-  const counter = counterFor(options, loaded.context.model);
+  const driver = driverFor(await detectAgent(file));
   const dir = await mkdtemp(join(tmpdir(), 'ctxvm-analyze-'));
   try {
     const store = options.store ?? createFsObjectStore({ root: join(dir, 'objects') });
     const out = join(dir, 'trimmed.jsonl');
-    await driverFor(loaded.agent).trim({ input: file, output: out, store, policy: resolvePolicy(options.policy), tokens: counter });
-    const after = countContextTokens((await driverFor(loaded.agent).load(out)).context, counter);
+    // the trim `trimSession` makes: its decisions use the same (uncalibrated) estimate, so the
+    // numbers here are the ones `session trim` prints; then the input is loaded from its index
+    const stats = await driver.trim({ input: file, output: out, store, policy: resolvePolicy(options.policy), tokens: options.tokens ?? createTokenCounter() });
+    const { loaded, counted: before, logged } = await measureFile(driver, file, options, undefined, stats.loadInput);
+    const counter = counterFor(options, loaded.context.model);
+    const after = countContextTokens((await driver.load(out)).context, counter);
     const assistantTurns = before.perEntry.filter((e) => e.role === 'assistant' && !e.injected);
     const output = assistantTurns.length ? Math.round(assistantTurns.reduce((s, e) => s + e.tokens, 0) / assistantTurns.length) : 0;
     const userTurns = before.perEntry.filter((e) => e.role === 'user' && !e.injected);

@@ -75,4 +75,23 @@ describe('a measured trim', () => {
     expect(report.perMessage).toEqual(before.counted.perEntry);
     expect(report.logged).toEqual(await readLoggedContext(input, before.loaded.context, before.counter));
   });
+
+  it('gives analyze the numbers the trim itself prints', async () => {
+    // tool output whose estimate passes the default threshold calibrated for Claude (x1.31) but
+    // not as the trim decides it, uncalibrated
+    const lines = buildDemoClaudeSession({ turns: 12 }).map((text) => {
+      const line = JSON.parse(text) as { message?: { content?: unknown } };
+      const content = line.message?.content;
+      if (Array.isArray(content)) for (const b of content as { type?: string; content?: unknown }[]) if (b.type === 'tool_result') b.content = 'lorem ipsum dolor sit amet '.repeat(31);
+      return JSON.stringify(line);
+    });
+    const file = join(dir, 'borderline.jsonl');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const trimmed = await trimSession({ input: file, output: join(dir, 'borderline-out.jsonl'), store: createFsObjectStore({ root: join(dir, 'objects') }) });
+    const analyzed = await analyzeSession(file);
+    expect(analyzed.model).toMatch(/^claude/);
+    expect(analyzed.tokens).toBe(trimmed.input.tokens);
+    expect(analyzed.trimmed.tokens).toBe(trimmed.output.tokens);
+    expect(analyzed.trimmed.breakdown).toEqual(trimmed.output.breakdown);
+  });
 });
