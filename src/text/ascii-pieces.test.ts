@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { claudeMainSessions, corpusSkipReason, printSkipReason } from '../../test/support/corpus.js';
-import { asciiPieceEnd } from './ascii-pieces.js';
+import { o200kPieceEnd } from './ascii-pieces.js';
 
 const require = createRequire(import.meta.url);
 const { O200K_TOKEN_SPLIT_REGEX } = require('gpt-tokenizer/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX: RegExp };
@@ -18,14 +18,8 @@ function mixedPieces(text: string): string[] {
   const regex = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags);
   const out: string[] = [];
   for (let at = 0; at < text.length; ) {
-    let end = asciiPieceEnd(text, at);
-    if (end < 0) {
-      regex.lastIndex = at;
-      const match = regex.exec(text);
-      if (match === null) break;
-      at = match.index;
-      end = regex.lastIndex;
-    }
+    const end = o200kPieceEnd(text, at, regex);
+    if (end < 0) throw new Error(`no piece starts at ${at}`);
     out.push(text.slice(at, end));
     at = end;
   }

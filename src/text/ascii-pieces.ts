@@ -112,3 +112,16 @@ export function asciiPieceEnd(text: string, start: number): number {
   if (k === END) return j;
   return j - 1 > start ? j - 1 : j;
 }
+
+/**
+ * The end of the piece that starts at `at` (< text.length): by hand over ASCII, else from `regex`
+ * (o200k's pre-tokenizer, global: its lastIndex is moved). -1 if the regex starts none there,
+ * which no text does: every character is a letter, a digit, a space or one of "the rest".
+ */
+export function o200kPieceEnd(text: string, at: number, regex: RegExp): number {
+  const end = asciiPieceEnd(text, at);
+  if (end >= 0) return end;
+  regex.lastIndex = at;
+  const match = regex.exec(text);
+  return match !== null && match.index === at ? regex.lastIndex : -1;
+}

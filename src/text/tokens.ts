@@ -13,7 +13,7 @@
  * except Chinese, which is on par. estimate() runs at 15+ MB/s on the same box.
  */
 import { UsageError } from '../errors.js';
-import { asciiPieceEnd } from './ascii-pieces.js';
+import { o200kPieceEnd } from './ascii-pieces.js';
 import { loadO200kCounter } from './bpe.js';
 import { PieceCounts } from './piece-counts.js';
 import { calibrationForModel } from './calibration.js';
@@ -135,15 +135,8 @@ function countRaw(text: string, stopAbove: number, scale: (raw: number) => numbe
   const checkLimit = stopAbove !== Number.POSITIVE_INFINITY;
   let total = 0;
   for (let at = 0; at < text.length; ) {
-    let end = asciiPieceEnd(text, at);
-    if (end < 0) {
-      // a character that decides the piece is not ASCII: the regex's own
-      splitRegex.lastIndex = at;
-      const match = splitRegex.exec(text);
-      if (match === null) break;
-      at = match.index;
-      end = splitRegex.lastIndex;
-    }
+    const end = o200kPieceEnd(text, at, splitRegex);
+    if (end < 0) break;
     const cacheable = end - at <= pieceCounts.maxChars;
     let tokens = cacheable ? pieceCounts.lookup(text, at, end) : -1;
     if (tokens < 0) {
