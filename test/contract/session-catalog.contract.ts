@@ -100,6 +100,22 @@ export function sessionCatalogContract(name: string, factory: () => Promise<Sess
       expect(await c.nameInUse('free')).toBeUndefined();
     });
 
+    it('publishes a snapshot with its branch in one transaction, or neither', async () => {
+      await c.addBranch(branchRecord('bbbb000000000001', 'taken', 'aaaa000000000000'), { record: snapshotRecord('aaaa000000000000', 'zero'), objects: [] });
+      await c.beginSnapshot({ id: 'aaaa000000000001', name: 'one', pid: 1, host: 'h', startedAtMs: 1 });
+      const publish = { record: snapshotRecord('aaaa000000000001', 'one'), objects: [{ hash: hash(1), sizeBytes: 1, storedBytes: 1 }] };
+      // the branch's name is taken: the snapshot is not published either, and stays pending
+      await expect(c.addBranch(branchRecord('bbbb000000000002', 'taken', 'aaaa000000000001'), publish)).rejects.toMatchObject({ code: 'E_EXISTS' });
+      expect(await c.findSnapshot('aaaa000000000001')).toBeUndefined();
+      expect((await c.listPendingSnapshots()).map((p) => p.id)).toEqual(['aaaa000000000001']);
+      expect(await c.countHolders([hash(1)])).toEqual(new Map([[hash(1), 0]]));
+      await c.addBranch(branchRecord('bbbb000000000002', 'one-trimmed', 'aaaa000000000001'), publish);
+      expect((await c.findSnapshot('aaaa000000000001'))?.name).toBe('one');
+      expect((await c.findBranch('one-trimmed'))?.snapshotId).toBe('aaaa000000000001');
+      expect(await c.listPendingSnapshots()).toEqual([]);
+      expect(await c.snapshotObjects('aaaa000000000001')).toEqual(publish.objects);
+    });
+
     it('says which id prefixes are ambiguous', async () => {
       await c.commitSnapshot(snapshotRecord('abcd000000000001', 'one'), []);
       await c.commitSnapshot(snapshotRecord('abcd000000000002', 'two'), []);

@@ -47,7 +47,7 @@ const catalog = createSqlSessionCatalog(db);
 const store = createFsObjectStore({ root: join(home, 'ctxvm', 'objects'), durability: 'deferred' });
 // what \`ctxvm trim\` does: the snapshot is published with its branch, never alone
 const snap = await createSnapshot({ catalog, store, source: { agent: 'claude', sessionId, path: source, project: '/work/faults' }, name, tags: ['trim'], deferCommit: true });
-await branchFromSnapshot({ catalog, store, snapshot: snap.id, unpublished: snap.record, beforeEdge: snap.commit, name: name + '-trimmed', claudeConfigDir: join(home, 'claude'), codexHome: join(home, 'codex'), scratchDir: join(home, 'ctxvm', 'tmp'), measure: false });
+await branchFromSnapshot({ catalog, store, snapshot: snap.id, unpublished: snap.toPublish, name: name + '-trimmed', claudeConfigDir: join(home, 'claude'), codexHome: join(home, 'codex'), scratchDir: join(home, 'ctxvm', 'tmp'), measure: false });
 await db.close();
 process.stdout.write('done\\n');
 `;

@@ -6,7 +6,9 @@
  *
  * Order: the branch is committed first and the edge recorded after it. A process killed in
  * between leaves a usable session without its edge (lineage lost), never an edge to a missing
- * file; the name is checked before any work so the usual conflict fails fast.
+ * file; the name is checked before any work so the usual conflict fails fast. A snapshot taken
+ * for the branch (`ctxvm trim`) is published with the edge, in one transaction: a kill between
+ * two writes once left it published without its branch.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,7 +17,7 @@ import type { ObjectStore } from '../../store/object-store.js';
 import type { TokenCounter } from '../../text/tokens.js';
 import { prepareBranch, type BranchResult } from '../branch/branch.js';
 import type { TrimPolicy } from '../trim/policy.js';
-import type { BranchRecord, SessionCatalog, SnapshotRecord } from './catalog.js';
+import type { BranchRecord, SessionCatalog, SnapshotRecord, SnapshotToPublish } from './catalog.js';
 import { loadManifest } from './manifest.js';
 import { materializeSnapshot } from './materialize.js';
 import { recordBranchEdge } from './record-branch.js';
@@ -49,12 +51,11 @@ export interface BranchFromSnapshotOptions {
   now?: () => number;
   signal?: AbortSignal;
   /**
-   * A snapshot not published yet (`createSnapshot` with `deferCommit`): branched from as it is,
-   * and published by `beforeEdge` once the branch is committed, so the two appear together.
+   * A snapshot not published yet (`createSnapshot` with `deferCommit`, its `toPublish`): branched
+   * from as it is, and published with the branch's edge, in one transaction, once the branch is
+   * committed: the two appear together or not at all, whenever the process dies.
    */
-  unpublished?: SnapshotRecord;
-  /** Runs after the branch is committed and before its edge is recorded. */
-  beforeEdge?: () => Promise<void>;
+  unpublished?: SnapshotToPublish;
 }
 
 /** What `branchFromSnapshot` did. */
@@ -70,7 +71,7 @@ export async function branchFromSnapshot(options: BranchFromSnapshotOptions): Pr
   const { catalog, store } = options;
   const now = options.now ?? Date.now;
   assertValidName(options.name, 'branch name');
-  const snapshot = options.unpublished ?? (await catalog.findSnapshot(options.snapshot));
+  const snapshot = options.unpublished?.record ?? (await catalog.findSnapshot(options.snapshot));
   if (!snapshot) throw new NotFoundError(`no snapshot named ${JSON.stringify(options.snapshot)}`, { hint: 'run `ctxvm list` to see the snapshots' });
   await assertNameFree(catalog, options.name);
   const manifest = await loadManifest(store, snapshot.manifestHash);
@@ -108,8 +109,7 @@ export async function branchFromSnapshot(options: BranchFromSnapshotOptions): Pr
       throw error;
     }
     const result = await prepared.commit();
-    await options.beforeEdge?.();
-    const branch = await recordBranchEdge(catalog, { name: options.name, snapshotId: snapshot.id, result, ...(options.at !== undefined ? { at: options.at } : {}), createdAtMs: now() });
+    const branch = await recordBranchEdge(catalog, { name: options.name, snapshotId: snapshot.id, result, ...(options.at !== undefined ? { at: options.at } : {}), createdAtMs: now() }, options.unpublished);
     return { ...result, branch, snapshot: { id: snapshot.id, name: snapshot.name } };
   } catch (error) {
     throw namingTheSource(error, dir, snapshot);

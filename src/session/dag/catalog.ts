@@ -150,6 +150,12 @@ export interface StorageTotals {
   largestSnapshotBytes: number;
 }
 
+/** A snapshot written but not published yet, to be published with its branch (`addBranch`). */
+export interface SnapshotToPublish {
+  record: SnapshotRecord;
+  objects: readonly SnapshotObjectRef[];
+}
+
 /** What the warm store knows about sessions. */
 export interface SessionCatalog {
   /** Every indexed file, main sessions and subagent transcripts. */
@@ -184,8 +190,12 @@ export interface SessionCatalog {
   /** Deletes snapshots and branches in one transaction; later snapshots are relinked to the deleted ones' parents. */
   deleteSnapshots(snapshotIds: readonly string[], branchIds: readonly string[]): Promise<void>;
 
-  /** Records a branch; `E_EXISTS` if the name is taken, `E_NOT_FOUND` if its snapshot is gone. */
-  addBranch(record: BranchRecord): Promise<void>;
+  /**
+   * Records a branch; `E_EXISTS` if the name is taken, `E_NOT_FOUND` if its snapshot is gone.
+   * With `publish`, that snapshot (the branch's) is published first, as `commitSnapshot` does, in
+   * the same transaction: the two appear together or not at all.
+   */
+  addBranch(record: BranchRecord, publish?: SnapshotToPublish): Promise<void>;
   /** A branch by exact name, else exact id, else unique id prefix (at least 4 characters). */
   findBranch(ref: string): Promise<BranchRecord | undefined>;
   /** The branch that created session `sessionId`, if any. */

@@ -12,7 +12,7 @@
 import { CtxvmError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import type { BranchResult } from '../branch/branch.js';
-import type { BranchRecord, SessionCatalog } from './catalog.js';
+import type { BranchRecord, SessionCatalog, SnapshotToPublish } from './catalog.js';
 import { assertNameFree, collectSessionFiles, createSnapshot, newDagId, type SnapshotResult, type SnapshotSource } from './snapshot.js';
 
 /** "20251130-123456": a UTC timestamp for generated names, from Unix ms. */
@@ -50,7 +50,7 @@ export interface BranchEdge {
 }
 
 /** Records the edge snapshot → branch; a failure says the session exists without its edge. */
-export async function recordBranchEdge(catalog: SessionCatalog, edge: BranchEdge): Promise<BranchRecord> {
+export async function recordBranchEdge(catalog: SessionCatalog, edge: BranchEdge, publish?: SnapshotToPublish): Promise<BranchRecord> {
   const { result } = edge;
   const branch: BranchRecord = {
     id: newDagId(),
@@ -64,7 +64,7 @@ export async function recordBranchEdge(catalog: SessionCatalog, edge: BranchEdge
     createdAtMs: edge.createdAtMs,
   };
   try {
-    await catalog.addBranch(branch);
+    await catalog.addBranch(branch, publish);
   } catch (error) {
     if (!CtxvmError.is(error)) throw error;
     throw new CtxvmError(error.code, `${error.message}; the new session was written (${result.path}) but its edge was not recorded`, {

@@ -16,7 +16,7 @@ import { CtxvmError, UsageError } from '../../errors.js';
 import type { ObjectInfo, ObjectStore } from '../../store/object-store.js';
 import type { AgentKind } from '../context-model.js';
 import { captureFile } from './capture.js';
-import type { SessionCatalog, SnapshotObjectRef, SnapshotRecord } from './catalog.js';
+import type { SessionCatalog, SnapshotObjectRef, SnapshotRecord, SnapshotToPublish } from './catalog.js';
 import { currentChunker, MANIFEST_FORMAT, MANIFEST_VERSION, serializeManifest, type ManifestFile, type SnapshotFileRole, type SnapshotManifest } from './manifest.js';
 
 /** Holder id under which a snapshot references its objects. */
@@ -145,6 +145,8 @@ export interface SnapshotResult {
   record: SnapshotRecord;
   /** With `deferCommit`: publishes the catalog row. */
   commit?: () => Promise<void>;
+  /** With `deferCommit`: the row and objects `commit` publishes, for publishing with a branch (`branchFromSnapshot`). */
+  toPublish?: SnapshotToPublish;
   /** With `deferCommit`: forgets the snapshot and releases its objects. */
   abandon?: () => Promise<void>;
 }
@@ -297,7 +299,7 @@ export async function writeSnapshot(
       storedBytes: [...objects.values()].reduce((n, o) => n + o.storedBytes, 0),
       droppedTailBytes: captured.reduce((n, f) => n + (f.droppedTailBytes ?? 0), 0),
       record,
-      ...(options.deferCommit ? { commit: publish, abandon } : {}),
+      ...(options.deferCommit ? { commit: publish, abandon, toPublish: { record, objects: [...objects.values()] } } : {}),
     };
   } catch (error) {
     // Best effort: what is left behind here is exactly what gc releases after a crash.

@@ -11,6 +11,7 @@ import type {
   IndexedFile,
   PendingSnapshot,
   SessionCatalog,
+  SnapshotObjectRef,
   SnapshotRecord,
   SnapshotStats,
   StorageTotals,
@@ -115,6 +116,48 @@ const SNAPSHOT_COLUMNS =
 
 const ID_PREFIX = /^[0-9a-f]{4,32}$/;
 
+function nameTaken(name: string, kind: string): CtxvmError {
+  return new CtxvmError('E_EXISTS', `the name "${name}" is already used by a ${kind}`, { hint: 'choose another name (names are unique across snapshots and branches)' });
+}
+
+/** Publishes a snapshot inside `tx`: row, tags and objects, and clears its pending row. */
+async function insertSnapshot(tx: SqlExecutor, s: SnapshotRecord, objects: readonly SnapshotObjectRef[]): Promise<void> {
+  if (await tx.get('SELECT id FROM branches WHERE name = ?', [s.name])) throw nameTaken(s.name, 'branch');
+  try {
+    await tx.run(
+      `INSERT INTO snapshots (id, name, description, agent, session_id, source_path, project, manifest_hash, bytes, main_bytes, files,
+         parent_snapshot_id, source_branch_id, origin, created_at_ms, stats)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        s.id,
+        s.name,
+        s.description,
+        s.agent,
+        s.sessionId,
+        s.sourcePath,
+        s.project,
+        s.manifestHash,
+        s.bytes,
+        s.mainBytes,
+        s.files,
+        s.parentSnapshotId,
+        s.sourceBranchId,
+        s.origin,
+        s.createdAtMs,
+        s.stats ? JSON.stringify(s.stats) : null,
+      ],
+    );
+  } catch (error) {
+    if (isUniqueViolation(error) || (CtxvmError.is(error) && error.code === 'E_CONFLICT')) {
+      if (await tx.get('SELECT id FROM snapshots WHERE name = ?', [s.name])) throw nameTaken(s.name, 'snapshot');
+    }
+    throw error;
+  }
+  for (const tag of [...new Set(s.tags)]) await tx.run('INSERT INTO snapshot_tags (snapshot_id, tag) VALUES (?, ?)', [s.id, tag]);
+  await writeObjectList(tx, s.id, objects);
+  await tx.run('DELETE FROM snapshot_pending WHERE id = ?', [s.id]);
+}
+
 /** Creates the SQL session catalog over an open (migrated) warm database. */
 export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
   const tagsOf = async (ex: SqlExecutor, ids: string[] | 'all'): Promise<Map<string, string[]>> => {
@@ -155,9 +198,6 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
     if (await ex.get('SELECT id FROM branches WHERE name = ?', [name])) return 'branch';
     return undefined;
   };
-  const nameTaken = (name: string, kind: string) =>
-    new CtxvmError('E_EXISTS', `the name "${name}" is already used by a ${kind}`, { hint: 'choose another name (names are unique across snapshots and branches)' });
-
   return {
     async listIndexedFiles() {
       return (await db.all<Row>('SELECT * FROM session_files')).map(fileFromRow);
@@ -195,42 +235,7 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
     },
 
     async commitSnapshot(s, objects) {
-      await db.transaction(async (tx) => {
-        if (await tx.get('SELECT id FROM branches WHERE name = ?', [s.name])) throw nameTaken(s.name, 'branch');
-        try {
-          await tx.run(
-            `INSERT INTO snapshots (id, name, description, agent, session_id, source_path, project, manifest_hash, bytes, main_bytes, files,
-               parent_snapshot_id, source_branch_id, origin, created_at_ms, stats)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            [
-              s.id,
-              s.name,
-              s.description,
-              s.agent,
-              s.sessionId,
-              s.sourcePath,
-              s.project,
-              s.manifestHash,
-              s.bytes,
-              s.mainBytes,
-              s.files,
-              s.parentSnapshotId,
-              s.sourceBranchId,
-              s.origin,
-              s.createdAtMs,
-              s.stats ? JSON.stringify(s.stats) : null,
-            ],
-          );
-        } catch (error) {
-          if (isUniqueViolation(error) || (CtxvmError.is(error) && error.code === 'E_CONFLICT')) {
-            if (await tx.get('SELECT id FROM snapshots WHERE name = ?', [s.name])) throw nameTaken(s.name, 'snapshot');
-          }
-          throw error;
-        }
-        for (const tag of [...new Set(s.tags)]) await tx.run('INSERT INTO snapshot_tags (snapshot_id, tag) VALUES (?, ?)', [s.id, tag]);
-        await writeObjectList(tx, s.id, objects);
-        await tx.run('DELETE FROM snapshot_pending WHERE id = ?', [s.id]);
-      });
+      await db.transaction((tx) => insertSnapshot(tx, s, objects));
     },
 
     async abandonSnapshot(id) {
@@ -287,8 +292,9 @@ export function createSqlSessionCatalog(db: SqlDatabase): SessionCatalog {
       });
     },
 
-    async addBranch(b) {
+    async addBranch(b, publish) {
       await db.transaction(async (tx) => {
+        if (publish) await insertSnapshot(tx, publish.record, publish.objects);
         const used = await nameInUse(tx, b.name);
         if (used) throw nameTaken(b.name, used);
         if (!(await tx.get('SELECT id FROM snapshots WHERE id = ?', [b.snapshotId]))) {
