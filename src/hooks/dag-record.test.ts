@@ -64,6 +64,16 @@ describe('recordHookBranch', () => {
     expect(renderDag(graph, (n) => n.name)).toEqual([`o ${branch!.name}`, `* ${snap!.name}`]);
   });
 
+  it('publishes the snapshot with its edge or not at all', async () => {
+    // the edge cannot be recorded (a write the catalog refuses): the snapshot is not published either
+    const catalog = { ...env.catalog, addBranch: () => Promise.reject(new Error('refused')) };
+    const r = await runHook(options({ onBranched: (forked) => recordHookBranch({ catalog, store: env.store }, forked) }));
+    expect(r.dag).toBeUndefined();
+    expect(await env.catalog.listSnapshots()).toEqual([]);
+    expect(await env.catalog.listPendingSnapshots()).toEqual([]);
+    for await (const hash of env.store.list()) expect((await env.store.holders(hash)).filter((h) => h.startsWith('snapshot:'))).toEqual([]);
+  });
+
   it('chains the snapshots of a growing session, and keeps names unique', async () => {
     const fixed = () => Date.UTC(2026, 0, 2, 3, 4, 5);
     const first = await runHook(options({ onBranched: (f) => recordHookBranch({ catalog: env.catalog, store: env.store, now: fixed }, f) }));

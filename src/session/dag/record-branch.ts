@@ -7,7 +7,8 @@
  *   hooks' auto-trim uses it: it branches a private, stable copy of the live transcript.
  *
  * Order, in both: the branch file first, the edge after it. A process killed in between leaves a
- * usable session without its edge (lineage lost), never an edge to a missing file.
+ * usable session without its edge (lineage lost), never an edge to a missing file. A snapshot
+ * taken for the branch is published with the edge, in one transaction, never alone.
  */
 import { CtxvmError } from '../../errors.js';
 import type { ObjectStore } from '../../store/object-store.js';
@@ -99,7 +100,7 @@ export interface ForkedBranchRecord {
   branch: BranchRecord;
 }
 
-/** Snapshots the bytes a branch was forked from, then records the edge snapshot → branch. */
+/** Snapshots the bytes a branch was forked from and publishes it with the edge snapshot → branch. */
 export async function recordForkedBranch(options: RecordForkedBranchOptions): Promise<ForkedBranchRecord> {
   const { catalog, store, source, branch } = options;
   const now = options.now ?? Date.now;
@@ -118,7 +119,15 @@ export async function recordForkedBranch(options: RecordForkedBranchOptions): Pr
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(options.tags ? { tags: options.tags } : {}),
     now,
+    deferCommit: true,
   });
-  const edge = await recordBranchEdge(catalog, { name: name + suffix, snapshotId: snapshot.id, result: branch, createdAtMs: now() });
-  return { snapshot, branch: edge };
+  try {
+    const edge = await recordBranchEdge(catalog, { name: name + suffix, snapshotId: snapshot.id, result: branch, createdAtMs: now() }, snapshot.toPublish);
+    return { snapshot, branch: edge };
+  } catch (error) {
+    // neither is published: the snapshot's objects are let go (a killed process leaves its
+    // pending row, which gc abandons)
+    await snapshot.abandon!();
+    throw error;
+  }
 }
