@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fnv1a, fnv1aOfChars, foldHigh } from '../core/fnv.js';
 
 /** Ranks of byte strings ("binary strings": one char, 0-255, per byte). */
 export interface RankTable {
@@ -21,18 +22,6 @@ const PAD = 0x3d; // '='
 const SPACE = 0x20;
 const LF = 0x0a;
 
-// FNV-1a, the same over a binary string and over the bytes it stands for
-function hashOf(bytes: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes.charCodeAt(i), 0x01000193);
-  return (h ^ (h >>> 15)) >>> 0;
-}
-
-function hashOfBytes(bytes: Uint8Array, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return (h ^ (h >>> 15)) >>> 0;
-}
 
 class TypedRankTable implements RankTable {
   readonly pairs = new Int32Array(65_536).fill(-1);
@@ -101,7 +90,7 @@ class TypedRankTable implements RankTable {
         this.pairs[(this.#blob[start]! << 8) | this.#blob[start + 1]!] = this.#ranks[t]!;
         continue;
       }
-      let slot = hashOfBytes(this.#blob, start, end) & this.#mask;
+      let slot = foldHigh(fnv1a(this.#blob, start, end)) & this.#mask;
       while (this.#slots[slot] !== 0) slot = (slot + 1) & this.#mask;
       this.#slots[slot] = t + 1;
     }
@@ -112,7 +101,7 @@ class TypedRankTable implements RankTable {
     if (length === 2) return this.pairs[(bytes.charCodeAt(start) << 8) | bytes.charCodeAt(start + 1)]!;
     const blob = this.#blob;
     const starts = this.#starts;
-    for (let slot = hashOf(bytes, start, end) & this.#mask; ; slot = (slot + 1) & this.#mask) {
+    for (let slot = foldHigh(fnv1aOfChars(bytes, start, end)) & this.#mask; ; slot = (slot + 1) & this.#mask) {
       const entry = this.#slots[slot]!;
       if (entry === 0) return -1;
       const from = starts[entry - 1]!;

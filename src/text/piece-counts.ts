@@ -5,13 +5,9 @@
  * (ascii-pieces.ts). When full, it starts over, as the Map did.
  */
 
-const EMPTY = 0;
+import { fnv1aOfChars, foldHigh } from '../core/fnv.js';
 
-function hashOf(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5; // FNV-1a over UTF-16 units
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h ^ (h >>> 15)) >>> 0;
-}
+const EMPTY = 0;
 
 export class PieceCounts {
   /** Pieces longer than this are not kept. */
@@ -48,7 +44,7 @@ export class PieceCounts {
   lookup(text: string, start: number, end: number): number {
     const length = end - start;
     const chars = this.#chars;
-    for (let slot = hashOf(text, start, end) & this.#mask; ; slot = (slot + 1) & this.#mask) {
+    for (let slot = foldHigh(fnv1aOfChars(text, start, end)) & this.#mask; ; slot = (slot + 1) & this.#mask) {
       const entry = this.#slots[slot]!;
       if (entry === EMPTY) {
         this.#missedSlot = slot;

@@ -17,6 +17,7 @@
  */
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { ByteBuffer } from '../../core/byte-buffer.js';
+import { fnv1a } from '../../core/fnv.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import { DIGEST_HEX, partDigest, partIds, type PackPart } from './annotation.js';
@@ -101,13 +102,6 @@ export interface PageOutOptions {
 
 function newHandle(): PageOutHandle {
   return { token: randomBytes(32).toString('hex') };
-}
-
-/** 32-bit FNV-1a of `b[start, end)`. */
-function fnv1a(b: Buffer, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
-  return h >>> 0;
 }
 
 /** The JSON form of a part for an annotation: addresses, or tokens for objects not sealed yet. */
