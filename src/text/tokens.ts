@@ -4,10 +4,10 @@
  * the plain text they are, which is how a chat API treats user content.
  *
  * count() is exact (but for runs over 64 Ki characters without a split point, see
- * LONG_PIECE_CHARS): it splits the text with o200k_base's pre-tokenizer regex and merges each
- * piece with bpe.ts (gpt-tokenizer's ranks in typed arrays, a faster merge that is O(n log n) on long
- * pieces, where gpt-tokenizer is quadratic and never finishes a 1 MB run of "="), caching short
- * pieces. Measured with Node 20 on a shared 2-core box under heavy load (load average 6-10, so
+ * LONG_PIECE_CHARS): it splits the text as o200k_base's pre-tokenizer regex does (by hand over
+ * ASCII, ascii-pieces.ts) and merges each piece with bpe.ts (gpt-tokenizer's ranks in typed
+ * arrays, a faster merge that is O(n log n) on long pieces, where gpt-tokenizer is quadratic and
+ * never finishes a 1 MB run of "="), caching short pieces. Measured with Node 20 on a shared 2-core box under heavy load (load average 6-10, so
  * pessimistic), cold caches, MB/s of UTF-8 input: JSON 4-8, TypeScript 5-7, English prose ~1,
  * Chinese 0.2-0.6, random base64 0.5-1.1; side by side that is 1.5-3x gpt-tokenizer's countTokens,
  * except Chinese, which is on par. estimate() runs at 15+ MB/s on the same box.
@@ -53,8 +53,11 @@ export interface TokenCounterOptions {
 }
 
 const ENCODING_NAME = 'o200k_base';
-/** Counts of short pieces: a pure function's results, so one table serves every counter. */
-const pieceCounts = new PieceCounts(100_000, 32);
+/**
+ * Counts of short pieces: a pure function's results, so one table serves every counter. Made on
+ * the first count (a few MB of typed arrays), not when the module loads.
+ */
+let pieceCounts: PieceCounts | undefined;
 /**
  * Pre-tokenizer pieces longer than LONG_PIECE_CHARS (UTF-16 units) are merged in slices of
  * LONG_PIECE_SLICE_CHARS: BPE memory and time grow with the piece (about 40 bytes a byte), so a
@@ -132,6 +135,7 @@ function checkText(text: string): string {
 function countRaw(text: string, stopAbove: number, scale: (raw: number) => number): number {
   if (text.length === 0) return 0;
   const { countPiece, splitRegex } = loadO200kCounter();
+  pieceCounts ??= new PieceCounts(100_000, 32);
   const checkLimit = stopAbove !== Number.POSITIVE_INFINITY;
   let total = 0;
   for (let at = 0; at < text.length; ) {
