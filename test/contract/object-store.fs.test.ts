@@ -93,6 +93,34 @@ describe('fs object store', () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  describe('off-thread puts', () => {
+    // the encoder thread hands its output back in the buffer zlib wrote it into (an offset and
+    // spare room in it), in one output chunk or several: every shape must store the same bytes
+    const text = (n: number) => Buffer.from('{"type":"tool_result","content":"line of output"}\n'.repeat(Math.ceil(n / 50)).slice(0, n));
+    const shapes: [string, Buffer][] = [
+      ['below the compression floor', text(MIN_COMPRESS_BYTES - 1)],
+      ['a few hundred bytes', text(300)],
+      ['20 KiB of text', text(20 * 1024)],
+      ['1 MiB of text', text(1 << 20)],
+      ['1 MiB of random bytes', randomBytes(1 << 20)],
+      ['3 MiB, half random', Buffer.concat([text(3 << 19), randomBytes(3 << 19)])],
+    ];
+    for (const codec of ['brotli', 'gzip'] as const) {
+      it(`gives back what was put, whatever its size and compressibility (${codec})`, async () => {
+        const store = open({ codec });
+        store.prepare({ offThread: true });
+        const puts = await Promise.all(shapes.map(([, bytes]) => store.put(bytes, { offThread: true })));
+        for (const [i, [what, bytes]] of shapes.entries()) {
+          expect(puts[i]!.hash, what).toBe(sha256(bytes));
+          expect(Buffer.compare(await store.get(puts[i]!.hash), bytes), what).toBe(0);
+        }
+        // the text compressed, the random bytes did not
+        expect(puts[3]!.storedSize).toBeLessThan((1 << 20) / 10);
+        expect(puts[4]!.storedSize).toBeGreaterThan(1 << 20);
+      });
+    }
+  });
+
   describe('layout and format', () => {
     it('files an object under <aa>/<bb>/<hash> with a CTXO header and a size trailer', async () => {
       const text = '{"type":"tool_result","content":"ok"}\n'.repeat(200);

@@ -31,8 +31,10 @@ parentPort.on('message', (job) => {
         chunkSize: chunkSizeFor(data.length),
       });
     } else if (job.codec === 'gzip') payload = zlib.gzipSync(data, { level: job.level, chunkSize: chunkSizeFor(data.length) });
-    // handed over, not copied: this thread then holds no output waiting for a collection of its own
-    if (payload && (payload.byteOffset !== 0 || payload.buffer.byteLength !== payload.length)) payload = Buffer.from(payload);
+    // the output is handed over in the buffer zlib wrote it into, spare room and all. A copy of
+    // the exact size left that buffer (up to chunkSize) behind as garbage: this thread allocates
+    // so little that it seldom collects, and held 20-30 MB of them in a 100 MiB trim (measured).
+    // Buffers from the small-allocation pool are copied by postMessage itself (untransferable).
     parentPort.postMessage({ id: job.id, hash, payload }, payload ? [payload.buffer] : []);
   } catch (error) {
     parentPort.postMessage({ id: job.id, error: String((error && error.message) || error) });
