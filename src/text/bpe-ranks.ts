@@ -22,7 +22,6 @@ const PAD = 0x3d; // '='
 const SPACE = 0x20;
 const LF = 0x0a;
 
-
 class TypedRankTable implements RankTable {
   readonly pairs = new Int32Array(65_536).fill(-1);
   /** Every token's bytes, one after another; token t is blob[starts[t], starts[t + 1]). */

@@ -7,10 +7,11 @@
  * LONG_PIECE_CHARS): it splits the text as o200k_base's pre-tokenizer regex does (by hand over
  * ASCII, ascii-pieces.ts) and merges each piece with bpe.ts (gpt-tokenizer's ranks in typed
  * arrays, a faster merge that is O(n log n) on long pieces, where gpt-tokenizer is quadratic and
- * never finishes a 1 MB run of "="), caching short pieces. Measured with Node 20 on a shared 2-core box under heavy load (load average 6-10, so
- * pessimistic), cold caches, MB/s of UTF-8 input: JSON 4-8, TypeScript 5-7, English prose ~1,
- * Chinese 0.2-0.6, random base64 0.5-1.1; side by side that is 1.5-3x gpt-tokenizer's countTokens,
- * except Chinese, which is on par. estimate() runs at 15+ MB/s on the same box.
+ * never finishes a 1 MB run of "="), caching short pieces. Measured with Node 20 on a shared
+ * 2-core box under heavy load (load average 6-10, so pessimistic), cold caches, MB/s of UTF-8
+ * input: JSON 4-8, TypeScript 5-7, English prose ~1, Chinese 0.2-0.6, random base64 0.5-1.1; side
+ * by side that is 1.5-3x gpt-tokenizer's countTokens, except Chinese, which is on par.
+ * estimate() runs at 15+ MB/s on the same box.
  */
 import { UsageError } from '../errors.js';
 import { o200kPieceEnd } from './ascii-pieces.js';
