@@ -37,7 +37,7 @@ import { existsAtPath, readObject, readObjectChunks, statObject } from './object
 import { readHolders, removeAllMarkers, removeMarker, pruneMarkerDir } from './objects-fs-refs.js';
 import { repack } from './objects-fs-repack.js';
 import { encodeOffThread, putBuffer, putStream, toBuffer, type FsWriteContext } from './objects-fs-write.js';
-import { OffThreadEncoder } from './objects-fs-encoder.js';
+import { OffThreadEncoder, releasePayload } from './objects-fs-encoder.js';
 
 export { MIN_COMPRESS_BYTES } from './objects-fs-write.js';
 
@@ -184,13 +184,18 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
       let compressed: Buffer | undefined;
       if (hash === undefined && put?.offThread) ({ hash, compressed } = await encodeOffThread(ctx, bytes, put));
       hash ??= sha256Hex(bytes);
-      if (!existsSync(layout.objectPath(hash))) {
-        // a bulk writer's put does not re-list the packs each time: the worst that can happen is a
-        // loose copy of an object a gc has just packed, which the next gc removes
-        const packed = await packs.find(hash, put?.offThread !== true);
-        if (packed) return { hash, size: packed.entry.size, storedSize: packs.storedSize(packed.pack, packed.entry), existed: true };
+      try {
+        if (!existsSync(layout.objectPath(hash))) {
+          // a bulk writer's put does not re-list the packs each time: the worst that can happen is a
+          // loose copy of an object a gc has just packed, which the next gc removes
+          const packed = await packs.find(hash, put?.offThread !== true);
+          if (packed) return { hash, size: packed.entry.size, storedSize: packs.storedSize(packed.pack, packed.entry), existed: true };
+        }
+        return await putBuffer(ctx, bytes, { ...put, knownHash: hash }, compressed);
+      } finally {
+        // written or not needed: nothing holds the encoder's payload any more
+        if (compressed) releasePayload(compressed);
       }
-      return putBuffer(ctx, bytes, { ...put, knownHash: hash }, compressed);
     },
 
     async putStream(source, put) {
