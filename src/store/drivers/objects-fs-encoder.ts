@@ -37,7 +37,6 @@ parentPort.on('message', (job) => {
     // the output is handed over in the buffer zlib wrote it into, spare room and all. A copy of
     // the exact size left that buffer (OUTPUT_CHUNK) behind as garbage: this thread allocates
     // so little that it seldom collects, and held 20-30 MB of them in a 100 MiB trim (measured).
-    // Buffers from the small-allocation pool are copied by postMessage itself (untransferable).
     parentPort.postMessage({ id: job.id, hash, payload }, payload ? [payload.buffer] : []);
   } catch (error) {
     parentPort.postMessage({ id: job.id, error: String((error && error.message) || error) });
